@@ -1,0 +1,85 @@
+import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
+import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
+import { usePrometheus } from '@graphql-yoga/plugin-prometheus';
+import type { GraphQLError } from 'graphql';
+import { createYoga, useReadinessCheck, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import type { Registry } from 'prom-client';
+import type { Config } from './config.js';
+import { createContext, type Context, type ServerContext } from './context.js';
+import { schema } from './schema/index.js';
+import type { Services } from './services.js';
+
+export interface AppOptions {
+  config: Readonly<Config>;
+  services: Services;
+  /** Extra Yoga plugins (e.g. the webhook receiver). */
+  plugins?: Plugin[];
+  /** What GraphiQL opens with in development. */
+  graphiql?: { defaultQuery?: string; headers?: Record<string, string> };
+}
+
+export interface App {
+  yoga: YogaServerInstance<ServerContext, Context>;
+  /** Prometheus registry of this app's services (one per app so tests can build several). */
+  registry: Registry;
+  /** Readiness turns 503 while draining on shutdown. */
+  setDraining(draining: boolean): void;
+}
+
+/** Builds the gateway. Starts nothing and listens nowhere: `server.ts` does that. */
+export function createApp(options: AppOptions): App {
+  const { config, services } = options;
+  let draining = false;
+  const { registry } = services;
+
+  const yoga = createYoga<ServerContext, Context>({
+    schema,
+    context: (initial) => createContext(initial, services),
+    graphqlEndpoint: '/graphql',
+    healthCheckEndpoint: '/health',
+    landingPage: false,
+    logging: services.logger,
+    // Masked in both modes; development adds the original error's details for debugging.
+    maskedErrors: { isDev: !config.production },
+    graphiql: config.production
+      ? false
+      : {
+          title: 'Alerts & Markets gateway',
+          defaultQuery: options.graphiql?.defaultQuery,
+          headers: options.graphiql?.headers ? JSON.stringify(options.graphiql.headers, null, 2) : undefined,
+          subscriptionsProtocol: 'SSE',
+        },
+    plugins: [
+      useReadinessCheck({ endpoint: '/ready', check: () => !draining }),
+      ...(config.production ? [useDisableIntrospection()] : []),
+      EnvelopArmorPlugin({
+        maxDepth: { n: 12, onReject: [tooComplex] },
+        maxAliases: { n: 30, onReject: [tooComplex] },
+        maxDirectives: { n: 50, onReject: [tooComplex] },
+        maxTokens: { n: 5000, onReject: [tooComplex] },
+        costLimit: { maxCost: 20_000, onReject: [tooComplex] },
+        // Field suggestions leak the schema; keep them only where introspection is on anyway.
+        blockFieldSuggestion: { enabled: config.production },
+      }),
+      usePrometheus({
+        endpoint: '/metrics',
+        registry,
+        metrics: {
+          graphql_yoga_http_duration: true,
+          graphql_envelop_request_duration: true,
+          graphql_envelop_phase_execute: true,
+          graphql_envelop_error_result: true,
+          graphql_envelop_deprecated_field: true,
+        },
+      }),
+      ...(options.plugins ?? []),
+    ],
+  });
+
+  return { yoga, registry, setDraining: (value) => (draining = value) };
+}
+
+/** Security limits reject during validation; give their errors the public code callers can branch on. */
+function tooComplex(_context: unknown, error: GraphQLError): void {
+  (error.extensions as Record<string, unknown>)['code'] = 'QUERY_TOO_COMPLEX';
+}

@@ -1,0 +1,112 @@
+/**
+ * The gateway's configuration, read once from the environment at boot into a frozen, typed object.
+ * Every error names the variable at fault so a bad deployment fails fast and says why.
+ */
+
+export interface UpstreamUrls {
+  alerts: string;
+  markets: string;
+  assets: string;
+}
+
+export interface Config {
+  port: number;
+  /** `null`: none of the three upstream URLs is set, so the embedded simulator is started and used. */
+  upstreams: UpstreamUrls | null;
+  assetsFallbackUrl: string | null;
+  serviceClientKey: string | null;
+  webhookSecret: string | null;
+  redisUrl: string | null;
+  production: boolean;
+  logLevel: string;
+  /** Wallets per positions call (the contract allows up to 25; production upstream accepts 1). */
+  positionsBatchSize: number;
+  /** Upstream request deadline in milliseconds. */
+  upstreamTimeoutMs: number;
+  /** Seed of the embedded simulator's data. */
+  simulatorSeed: number;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const UPSTREAM_VARS = { alerts: 'ALERTS_URL', markets: 'MARKETS_URL', assets: 'ASSETS_URL' } as const;
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
+  const read = (name: string): string | null => {
+    const value = env[name]?.trim();
+    return value ? value : null;
+  };
+
+  const urls = Object.entries(UPSTREAM_VARS).map(([service, name]) => [service, name, read(name)] as const);
+  const missing = urls.filter(([, , value]) => value === null).map(([, name]) => name);
+  if (missing.length > 0 && missing.length < urls.length) {
+    throw new ConfigError(
+      missing.join(', '),
+      `set all three of ALERTS_URL, MARKETS_URL and ASSETS_URL, or none to use the embedded simulator; missing: ${missing.join(', ')}`,
+    );
+  }
+  const upstreams =
+    missing.length === 0
+      ? (Object.fromEntries(urls.map(([service, name, value]) => [service, httpUrl(name, value!)])) as unknown as UpstreamUrls)
+      : null;
+
+  const fallback = read('ASSETS_FALLBACK_URL');
+  const logLevel = read('LOG_LEVEL') ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
+
+  return Object.freeze({
+    port: integer(env, 'PORT', 4000, 0, 65535),
+    upstreams: upstreams ? Object.freeze(upstreams) : null,
+    assetsFallbackUrl: fallback ? httpUrl('ASSETS_FALLBACK_URL', fallback) : null,
+    serviceClientKey: read('SERVICE_CLIENT_KEY'),
+    webhookSecret: read('WEBHOOK_SECRET'),
+    redisUrl: redisUrl(read('REDIS_URL')),
+    production: read('NODE_ENV') === 'production',
+    logLevel,
+    positionsBatchSize: integer(env, 'POSITIONS_BATCH_SIZE', 1, 1, 25),
+    upstreamTimeoutMs: integer(env, 'UPSTREAM_TIMEOUT_MS', 5000, 50, 120_000),
+    simulatorSeed: integer(env, 'SIMULATOR_SEED', 42, 0, 2 ** 31 - 1),
+  });
+}
+
+function httpUrl(name: string, value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(name, `not a URL: expected something like http://127.0.0.1:7001`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(name, 'must be an http(s) URL');
+  if (url.search || url.hash) throw new ConfigError(name, 'must not carry a query or fragment');
+  return url.toString().replace(/\/+$/, '');
+}
+
+function redisUrl(value: string | null): string | null {
+  if (value === null) return null;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError('REDIS_URL', 'not a URL: expected redis://host:6379');
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new ConfigError('REDIS_URL', 'must be a redis:// or rediss:// URL');
+  return value;
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number from ${min} to ${max}`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(name, `must be a whole number from ${min} to ${max}`);
+  return n;
+}

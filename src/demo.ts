@@ -1,0 +1,34 @@
+/** What GraphiQL opens with in development: one round trip for a home screen, ready to run. */
+export const DEMO_QUERY = `# Welcome! The demo subscriber's headers are filled in below (Headers tab).
+# Run this, then try \`wallet(address:)\`, \`markets(filter:)\` or \`searchAssets(query:)\`.
+query Home {
+  viewer {
+    walletAddress
+    unreadCount
+    channels { key type value verified }
+    wallet {
+      totalValueUsd
+      positions(first: 5) {
+        totalCount
+        edges {
+          node {
+            __typename
+            type
+            amountUsd
+            market { productName provider { name } }
+          }
+        }
+      }
+    }
+  }
+  markets(first: 3, filter: { types: [LENDING] }) {
+    edges {
+      node {
+        marketId
+        productName
+        ... on LendingMarket { depositApy borrowApy token { symbol price { usd } } }
+      }
+    }
+  }
+}
+`;

@@ -1,0 +1,30 @@
+import pino, { type Logger } from 'pino';
+import type { Config } from './config.js';
+
+export type { Logger } from 'pino';
+
+/**
+ * Structured JSON logs. Credentials never reach a log: anything that looks like one is redacted even
+ * if a future log line passes headers along by mistake.
+ */
+export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
+  return pino({
+    level: config.logLevel,
+    base: { service: 'gateway' },
+    redact: {
+      paths: [
+        'headers.authorization',
+        'headers["x-service-client-key"]',
+        'headers["x-service-api-key"]',
+        '*.headers.authorization',
+        '*.headers["x-service-client-key"]',
+        '*.headers["x-service-api-key"]',
+        'authorization',
+        'token',
+        'apiKey',
+        'clientKey',
+      ],
+      censor: '[redacted]',
+    },
+  });
+}

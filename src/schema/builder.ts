@@ -1,0 +1,37 @@
+import SchemaBuilder from '@pothos/core';
+import DataloaderPlugin from '@pothos/plugin-dataloader';
+import RelayPlugin from '@pothos/plugin-relay';
+import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
+import type { Context } from '../context.js';
+
+/**
+ * The one schema builder: plugins, scalars and the context type. Domain types live beside their root
+ * fields in the folders of `schema/`, and `schema/index.ts` imports them all.
+ *
+ * Fields are nullable unless marked otherwise: a gateway over three upstreams must be able to null
+ * the one field whose upstream failed and still deliver the rest of the response.
+ */
+export const builder = new SchemaBuilder<{
+  Context: Context;
+  DefaultFieldNullability: true;
+  DefaultEdgesNullability: { list: false; items: false };
+  DefaultNodeNullability: false;
+  Scalars: {
+    DateTime: { Input: Date; Output: Date | string };
+    JSON: { Input: unknown; Output: unknown };
+  };
+}>({
+  plugins: [RelayPlugin, DataloaderPlugin],
+  relay: {
+    clientMutationId: 'omit',
+    cursorType: 'String',
+    edgesFieldOptions: { nullable: { list: false, items: false } },
+    nodeFieldOptions: { nullable: false },
+  },
+});
+
+builder.addScalarType('DateTime', DateTimeResolver);
+builder.addScalarType('JSON', JSONResolver);
+
+builder.queryType({ description: 'Everything a frontend reads: the viewer, wallets, markets and assets.' });
+builder.mutationType({ description: 'Channel management, app subscriptions, the inbox and sending notifications.' });

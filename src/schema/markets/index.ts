@@ -1,0 +1,2 @@
+// Implemented by the markets domain.
+export {};

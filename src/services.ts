@@ -1,0 +1,96 @@
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Config, UpstreamUrls } from './config.js';
+import { createEventHub, type EventHub } from './events/hub.js';
+import { createAssetCache, type AssetCache } from './loaders/asset-cache.js';
+import { createIdempotencyStore, type IdempotencyStore } from './loaders/idempotency.js';
+import { createMarketIndex, type MarketIndex } from './loaders/market-index.js';
+import type { Logger } from './logger.js';
+import { createUpstream, type Upstream, type UpstreamConfig } from './upstream/index.js';
+
+/** What every long-lived part of the gateway is built from. */
+export interface ServiceDeps {
+  config: Readonly<Config>;
+  logger: Logger;
+  upstream: Upstream;
+  registry: Registry;
+}
+
+/**
+ * Everything shared across requests, built once at boot: the upstream clients and the caches of
+ * public data. Nothing here holds a caller's credentials.
+ */
+export interface Services extends ServiceDeps {
+  assetCache: AssetCache;
+  marketIndex: MarketIndex;
+  idempotency: IdempotencyStore;
+  events: EventHub;
+  /** Warms what should be warm before the first request (the market index). */
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface ServicesOptions {
+  config: Readonly<Config>;
+  urls: UpstreamUrls;
+  logger: Logger;
+  /** Overrides of the upstream layer's settings (tests turn off breakers and retries). */
+  upstream?: Partial<UpstreamConfig>;
+}
+
+export function createServices(options: ServicesOptions): Services {
+  const { config, urls, logger } = options;
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+
+  const calls = new Counter({
+    name: 'gateway_upstream_requests_total',
+    help: 'Upstream calls by service, route and outcome.',
+    labelNames: ['service', 'route', 'status'],
+    registers: [registry],
+  });
+  const durations = new Histogram({
+    name: 'gateway_upstream_request_duration_seconds',
+    help: 'Upstream call latency by service and route.',
+    labelNames: ['service', 'route'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+
+  const upstream = createUpstream({
+    alertsUrl: urls.alerts,
+    marketsUrl: urls.markets,
+    assetsUrl: urls.assets,
+    assetsFallbackUrl: config.assetsFallbackUrl,
+    serviceClientKey: config.serviceClientKey,
+    timeoutMs: config.upstreamTimeoutMs,
+    onRequest: (info) => {
+      const status = info.status === undefined ? 'error' : String(info.status);
+      calls.inc({ service: info.service, route: info.route, status });
+      durations.observe({ service: info.service, route: info.route }, info.durationMs / 1000);
+    },
+    onBreakerStateChange: (service, state) => logger.warn({ service, state }, 'upstream circuit breaker changed state'),
+    ...options.upstream,
+  });
+
+  const deps: ServiceDeps = { config, logger, upstream, registry };
+  const assetCache = createAssetCache(deps);
+  const marketIndex = createMarketIndex(deps, { onTokens: (tokens) => assetCache.rememberTokens(tokens) });
+  const idempotency = createIdempotencyStore(deps);
+  const events = createEventHub(deps);
+
+  return {
+    ...deps,
+    assetCache,
+    marketIndex,
+    idempotency,
+    events,
+    async start() {
+      await marketIndex.start();
+    },
+    async close() {
+      marketIndex.stop();
+      await events.close();
+      await upstream.close();
+    },
+  };
+}
