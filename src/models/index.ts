@@ -1,0 +1,5 @@
+export * from './common.js';
+export * from './market.js';
+export * from './position.js';
+export * from './asset.js';
+export * from './alerts.js';

@@ -1,0 +1,251 @@
+import type {
+  App,
+  Channel,
+  Identity,
+  InboxPage,
+  InboxSummary,
+  SendNotification,
+  SubscriberPage,
+  SubscriptionChannel,
+  TelegramChannelSetup,
+} from '../../models/alerts.js';
+import { badBody } from '../errors.js';
+import { path, type HttpClient } from '../http.js';
+import {
+  mapApps,
+  mapChannel,
+  mapChannelListing,
+  mapInbox,
+  mapInboxSummary,
+  mapSubscribers,
+  mapTelegramPrepared,
+  toSendBody,
+} from './map.js';
+import type {
+  RawAppsResponse,
+  RawChannel,
+  RawChannelListing,
+  RawHistoryMarkBody,
+  RawHistoryResponse,
+  RawIdentity,
+  RawInboxSummary,
+  RawPushBody,
+  RawSubscribersResponse,
+  RawSubscriptionBody,
+  RawTelegramPrepared,
+} from './types.js';
+
+/** The caller's own credentials, forwarded as received on every subscriber call. The client keeps none. */
+export interface SubscriberCredentials {
+  /** The caller's `Authorization` header value, e.g. `Bearer eyJ…`. */
+  authorization: string;
+  /** The caller's `X-Service-Client-Key`. */
+  clientKey?: string;
+}
+
+/** The caller's application key, forwarded to the application calls only. */
+export interface AppCredentials {
+  apiKey: string;
+  /** Same key and body within 24 h: accepted once. */
+  idempotencyKey?: string;
+}
+
+export interface PushDevice {
+  fcmToken: string;
+  deviceId?: string;
+  appId?: string;
+}
+
+/** Which subscriptions to change; an omitted list means all. */
+export interface SubscriptionChange {
+  appIds?: readonly string[];
+  channels?: readonly SubscriptionChannel[];
+}
+
+export interface InboxParams {
+  /** Omitted: the unified inbox over every subscribed app. */
+  appId?: string;
+  /** 1–20; default 10. */
+  limit?: number;
+  cursor?: string | null;
+  signal?: AbortSignal;
+}
+
+export interface AlertsClient {
+  getIdentity(creds: SubscriberCredentials, opts?: { signal?: AbortSignal }): Promise<Identity>;
+  /** One channel per listing key. */
+  listChannels(creds: SubscriberCredentials, opts?: { signal?: AbortSignal }): Promise<Channel[]>;
+  prepareEmailChannel(creds: SubscriberCredentials, email: string): Promise<Channel>;
+  verifyEmailChannel(creds: SubscriberCredentials, code: string): Promise<Channel>;
+  resendEmailVerification(creds: SubscriberCredentials): Promise<void>;
+  deleteEmailChannel(creds: SubscriberCredentials): Promise<void>;
+  prepareTelegramChannel(creds: SubscriberCredentials): Promise<TelegramChannelSetup>;
+  deleteTelegramChannel(creds: SubscriberCredentials): Promise<void>;
+  registerPushDevice(creds: SubscriberCredentials, device: PushDevice): Promise<void>;
+  unregisterPushDevice(creds: SubscriberCredentials, device: PushDevice): Promise<void>;
+  listApps(creds: SubscriberCredentials, opts?: { signal?: AbortSignal }): Promise<App[]>;
+  subscribe(creds: SubscriberCredentials, change?: SubscriptionChange): Promise<void>;
+  unsubscribe(creds: SubscriberCredentials, change?: SubscriptionChange): Promise<void>;
+  getInbox(creds: SubscriberCredentials, params?: InboxParams): Promise<InboxPage>;
+  getInboxSummary(creds: SubscriberCredentials, params?: { appId?: string; signal?: AbortSignal }): Promise<InboxSummary>;
+  /** Marks the alerts of the given apps (all when omitted) read. */
+  markRead(creds: SubscriberCredentials, appIds?: readonly string[]): Promise<void>;
+  /** Clears read alerts of the given apps (all when omitted). */
+  clearRead(creds: SubscriberCredentials, appIds?: readonly string[]): Promise<void>;
+  /** Accepted for asynchronous delivery. */
+  send(creds: AppCredentials, appId: string, notification: SendNotification): Promise<void>;
+  listSubscribers(
+    creds: Pick<AppCredentials, 'apiKey'>,
+    appId: string,
+    params?: { offset?: number; limit?: number; signal?: AbortSignal },
+  ): Promise<SubscriberPage>;
+}
+
+function subscriberHeaders(creds: SubscriberCredentials): Record<string, string | undefined> {
+  return { authorization: creds.authorization, 'x-service-client-key': creds.clientKey };
+}
+
+function appIdsBody(appIds: readonly string[] | undefined): RawHistoryMarkBody {
+  return appIds?.length ? { appId: [...appIds] } : {};
+}
+
+export function createAlertsClient(http: HttpClient): AlertsClient {
+  const service = http.service;
+
+  const post = <T = unknown>(route: string, creds: SubscriberCredentials, body?: unknown) =>
+    http.post<T>(route.slice('POST '.length), { route, body, headers: subscriberHeaders(creds) });
+
+  function channel(raw: RawChannel, key: string): Channel {
+    const mapped = mapChannel(raw, key);
+    if (!mapped) throw badBody(service, 'not a channel');
+    return mapped;
+  }
+
+  function subscriptionBody(change: SubscriptionChange | undefined): RawSubscriptionBody {
+    return {
+      ...(change?.appIds?.length ? { appId: [...change.appIds] } : {}),
+      ...(change?.channels?.length ? { channel: [...change.channels] } : {}),
+    };
+  }
+
+  return {
+    async getIdentity(creds, opts = {}) {
+      const raw = await http.get<RawIdentity>('/v2/auth', { route: 'GET /v2/auth', headers: subscriberHeaders(creds), signal: opts.signal });
+      if (typeof raw.walletAddress !== 'string' || !raw.walletAddress) throw badBody(service, 'walletAddress missing');
+      return { walletAddress: raw.walletAddress };
+    },
+
+    async listChannels(creds, opts = {}) {
+      const raw = await http.get<RawChannelListing>('/v2/channels', {
+        route: 'GET /v2/channels',
+        headers: subscriberHeaders(creds),
+        signal: opts.signal,
+      });
+      return mapChannelListing(raw);
+    },
+
+    async prepareEmailChannel(creds, email) {
+      return channel(await post<RawChannel>('POST /v2/channel/email/prepare', creds, { email }), 'EMAIL');
+    },
+
+    async verifyEmailChannel(creds, code) {
+      return channel(await post<RawChannel>('POST /v2/channel/email/verify', creds, { code }), 'EMAIL');
+    },
+
+    async resendEmailVerification(creds) {
+      await post('POST /v2/channel/email/resend', creds);
+    },
+
+    async deleteEmailChannel(creds) {
+      await post('POST /v2/channel/email/delete', creds);
+    },
+
+    async prepareTelegramChannel(creds) {
+      const setup = mapTelegramPrepared(await post<RawTelegramPrepared>('POST /v2/channel/telegram/prepare', creds));
+      if (!setup) throw badBody(service, 'not a channel');
+      return setup;
+    },
+
+    async deleteTelegramChannel(creds) {
+      await post('POST /v2/channel/telegram/delete', creds);
+    },
+
+    async registerPushDevice(creds, device) {
+      await post('POST /v2/push/subscribe', creds, pushBody(device));
+    },
+
+    async unregisterPushDevice(creds, device) {
+      await post('POST /v2/push/unsubscribe', creds, pushBody(device));
+    },
+
+    async listApps(creds, opts = {}) {
+      const raw = await http.get<RawAppsResponse>('/v2/apps', { route: 'GET /v2/apps', headers: subscriberHeaders(creds), signal: opts.signal });
+      if (!Array.isArray(raw.apps)) throw badBody(service, 'apps is not a list');
+      return mapApps(raw);
+    },
+
+    async subscribe(creds, change) {
+      await post('POST /v2/subscribe', creds, subscriptionBody(change));
+    },
+
+    async unsubscribe(creds, change) {
+      await post('POST /v2/unsubscribe', creds, subscriptionBody(change));
+    },
+
+    async getInbox(creds, params = {}) {
+      const raw = await http.get<RawHistoryResponse>('/v2/history', {
+        route: 'GET /v2/history',
+        headers: subscriberHeaders(creds),
+        signal: params.signal,
+        query: { appId: params.appId, limit: params.limit, cursor: params.cursor ?? undefined },
+      });
+      if (!Array.isArray(raw.alerts)) throw badBody(service, 'alerts is not a list');
+      return mapInbox(raw);
+    },
+
+    async getInboxSummary(creds, params = {}) {
+      const raw = await http.get<RawInboxSummary>('/v2/history/summary', {
+        route: 'GET /v2/history/summary',
+        headers: subscriberHeaders(creds),
+        signal: params.signal,
+        query: { appId: params.appId },
+      });
+      return mapInboxSummary(raw);
+    },
+
+    async markRead(creds, appIds) {
+      await post('POST /v2/history/read', creds, appIdsBody(appIds));
+    },
+
+    async clearRead(creds, appIds) {
+      await post('POST /v2/history/clear', creds, appIdsBody(appIds));
+    },
+
+    async send(creds, appId, notification) {
+      await http.post(path`/v2/${appId}/send`, {
+        route: 'POST /v2/{appId}/send',
+        body: toSendBody(notification),
+        headers: { 'x-service-api-key': creds.apiKey, 'idempotency-key': creds.idempotencyKey },
+      });
+    },
+
+    async listSubscribers(creds, appId, params = {}) {
+      const raw = await http.get<RawSubscribersResponse>(path`/v2/${appId}/subscribers`, {
+        route: 'GET /v2/{appId}/subscribers',
+        headers: { 'x-service-api-key': creds.apiKey },
+        signal: params.signal,
+        query: { offset: params.offset, limit: params.limit },
+      });
+      if (!Array.isArray(raw.subscribers)) throw badBody(service, 'subscribers is not a list');
+      return mapSubscribers(raw);
+    },
+  };
+}
+
+function pushBody(device: PushDevice): RawPushBody {
+  return {
+    fcmToken: device.fcmToken,
+    ...(device.deviceId ? { deviceId: device.deviceId } : {}),
+    ...(device.appId ? { appId: device.appId } : {}),
+  };
+}

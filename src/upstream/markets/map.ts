@@ -1,0 +1,426 @@
+import type { MarketStatus, MarketType, Provider, TokenRef } from '../../models/common.js';
+import type {
+  ApyAverages,
+  LendingMarket,
+  LoopMarket,
+  Market,
+  MarketHistory,
+  MarketIncentive,
+  MarketLimits,
+  PerpetualMarket,
+  PredictionMarket,
+  RewardMarket,
+  YieldMarket,
+} from '../../models/market.js';
+import type { Position, PositionHistory, PositionReward } from '../../models/position.js';
+import {
+  isObject,
+  isoFromSeconds,
+  mapEach,
+  Malformed,
+  optNumber,
+  optObject,
+  optString,
+  orNull,
+  reqNumber,
+  reqString,
+  type Raw,
+} from '../read.js';
+import type {
+  RawMarket,
+  RawMarketHistoryResponse,
+  RawPosition,
+  RawPositionHistoryResponse,
+  RawProvider,
+  RawToken,
+} from './types.js';
+
+const MARKET_TYPES: Record<string, MarketType> = {
+  yield: 'YIELD',
+  lending: 'LENDING',
+  loop: 'LOOP',
+  perpetual: 'PERPETUAL',
+  reward: 'REWARD',
+  prediction: 'PREDICTION',
+};
+
+const STATUSES: Record<string, MarketStatus> = { open: 'OPEN', closed: 'CLOSED', settled: 'SETTLED' };
+
+export function marketType(raw: unknown): MarketType | null {
+  return typeof raw === 'string' && Object.hasOwn(MARKET_TYPES, raw) ? (MARKET_TYPES[raw] ?? null) : null;
+}
+
+export function marketStatus(raw: unknown): MarketStatus | null {
+  return typeof raw === 'string' && Object.hasOwn(STATUSES, raw) ? (STATUSES[raw] ?? null) : null;
+}
+
+/** Domain → upstream spelling of the list and filter parameters. */
+export function rawMarketType(type: MarketType): string {
+  return type.toLowerCase();
+}
+
+export function rawMarketStatus(status: MarketStatus): 'open' | 'closed' | 'settled' {
+  return status.toLowerCase() as 'open' | 'closed' | 'settled';
+}
+
+/** Every token of the markets service is a Solana token. */
+export function solanaAssetId(address: string): string {
+  return `solana:${address}`;
+}
+
+export function mapToken(raw: RawToken | null | undefined, field = 'token'): TokenRef {
+  if (!isObject(raw)) throw new Malformed(field);
+  const address = reqString(raw.address, `${field}.address`);
+  return {
+    assetId: solanaAssetId(address),
+    address,
+    symbol: optString(raw.symbol) ?? '',
+    decimals: reqNumber(raw.decimals, `${field}.decimals`),
+    icon: optString(raw.icon),
+    name: optString(raw.name),
+  };
+}
+
+function optToken(raw: RawToken | null | undefined, field: string): TokenRef | null {
+  return raw === undefined || raw === null ? null : orNull(() => mapToken(raw, field));
+}
+
+function mapProvider(raw: RawProvider): Provider {
+  if (!isObject(raw)) throw new Malformed('provider');
+  const providerId = reqString(raw.id, 'provider.id');
+  return { providerId, name: optString(raw.name) ?? providerId, icon: optString(raw.icon) };
+}
+
+/** `{ deposit: { blinkUrl } }` → `{ deposit: url }`; entries without a URL are left out. */
+export function mapActions(raw: unknown): Record<string, string> {
+  const actions: Record<string, string> = {};
+  if (!isObject(raw)) return actions;
+  for (const [name, blink] of Object.entries(raw)) {
+    const url = isObject(blink) ? optString(blink['blinkUrl']) : null;
+    if (url) actions[name] = url;
+  }
+  return actions;
+}
+
+function mapIncentives(raw: unknown): MarketIncentive[] {
+  return mapEach(raw, (r) => {
+    if (!isObject(r)) return null;
+    const side = r['type'] === 'deposit' ? 'DEPOSIT' : r['type'] === 'borrow' ? 'BORROW' : null;
+    if (!side) return null;
+    return { side, apy: reqNumber(r['apy'], 'rewards.apy'), token: mapToken(r['token'] as RawToken, 'rewards.token') };
+  });
+}
+
+const NO_LIMITS: MarketLimits = { maxDeposit: null, maxBorrow: null, maxLtv: null, liquidationLtv: null, liquidationPenalty: null };
+const NO_AVERAGES: ApyAverages = { deposit30d: null, deposit90d: null, deposit180d: null, borrow30d: null, borrow90d: null, borrow180d: null };
+
+/**
+ * Maps one listed (or embedded) market. Returns null for a type the gateway does not know or a
+ * record missing what the contract requires: the listing drops it and never fails because of it.
+ * `status` is the position's `market.status` when the market is reached through a position.
+ */
+export function mapMarket(raw: RawMarket | null | undefined, status?: MarketStatus | null): Market | null {
+  return orNull(() => mapMarketStrict(raw, status ?? null));
+}
+
+function mapMarketStrict(raw: RawMarket | null | undefined, status: MarketStatus | null): Market | null {
+  if (!isObject(raw)) return null;
+  const type = marketType(raw.type);
+  if (!type) return null;
+  const additionalData = optObject(raw.additionalData);
+  const base = {
+    marketId: reqString(raw.id, 'id'),
+    productName: optString(raw.productName) ?? '',
+    marketName: optString(additionalData?.['marketName']),
+    provider: mapProvider(raw.provider),
+    websiteUrl: optString(raw.websiteUrl),
+    additionalData,
+    status,
+    actions: mapActions((raw as Raw)['actions']),
+  };
+
+  switch (raw.type) {
+    case 'yield':
+      return {
+        ...base,
+        type: 'YIELD',
+        token: mapToken(raw.token),
+        depositApy: reqNumber(raw.depositApy, 'depositApy'),
+        baseDepositApy: reqNumber(raw.baseDepositApy, 'baseDepositApy'),
+        apyAverages: {
+          ...NO_AVERAGES,
+          deposit30d: optNumber(raw.baseDepositApy30d),
+          deposit90d: optNumber(raw.baseDepositApy90d),
+          deposit180d: optNumber(raw.baseDepositApy180d),
+        },
+        totalDeposit: optNumber(raw.totalDeposit),
+        totalDepositUsd: optNumber(raw.totalDepositUsd),
+        rewards: mapIncentives(raw.rewards),
+      } satisfies YieldMarket;
+    case 'lending':
+      return {
+        ...base,
+        type: 'LENDING',
+        token: mapToken(raw.token),
+        borrowToken: optToken(raw.borrowToken, 'borrowToken'),
+        depositApy: reqNumber(raw.depositApy, 'depositApy'),
+        baseDepositApy: reqNumber(raw.baseDepositApy, 'baseDepositApy'),
+        borrowApy: reqNumber(raw.borrowApy, 'borrowApy'),
+        baseBorrowApy: reqNumber(raw.baseBorrowApy, 'baseBorrowApy'),
+        apyAverages: {
+          deposit30d: optNumber(raw.baseDepositApy30d),
+          deposit90d: optNumber(raw.baseDepositApy90d),
+          deposit180d: optNumber(raw.baseDepositApy180d),
+          borrow30d: optNumber(raw.baseBorrowApy30d),
+          borrow90d: optNumber(raw.baseBorrowApy90d),
+          borrow180d: optNumber(raw.baseBorrowApy180d),
+        },
+        totalDeposit: reqNumber(raw.totalDeposit, 'totalDeposit'),
+        totalDepositUsd: optNumber(raw.totalDepositUsd),
+        totalBorrow: reqNumber(raw.totalBorrow, 'totalBorrow'),
+        totalBorrowUsd: optNumber(raw.totalBorrowUsd),
+        limits: {
+          maxDeposit: optNumber(raw.maxDeposit),
+          maxBorrow: optNumber(raw.maxBorrow),
+          maxLtv: optNumber(raw.maxLtv),
+          liquidationLtv: optNumber(raw.liquidationLtv),
+          liquidationPenalty: optNumber(raw.liquidationPenalty),
+        },
+        rewards: mapIncentives(raw.rewards),
+      } satisfies LendingMarket;
+    case 'loop':
+      return {
+        ...base,
+        type: 'LOOP',
+        tokenA: mapToken(raw.tokenA, 'tokenA'),
+        tokenB: mapToken(raw.tokenB, 'tokenB'),
+        depositApy: reqNumber(raw.depositApy, 'depositApy'),
+        apyAverages: {
+          ...NO_AVERAGES,
+          deposit30d: optNumber(raw.depositApy30d),
+          deposit90d: optNumber(raw.depositApy90d),
+          deposit180d: optNumber(raw.depositApy180d),
+        },
+        maxLeverage: reqNumber(raw.maxLeverage, 'maxLeverage'),
+        limits: { ...NO_LIMITS, maxLtv: optNumber(raw.maxLtv), liquidationLtv: optNumber(raw.liquidationLtv) },
+      } satisfies LoopMarket;
+    case 'perpetual': {
+      const liquidity = optObject(raw.liquidity);
+      return {
+        ...base,
+        type: 'PERPETUAL',
+        tokenA: mapToken(raw.tokenA, 'tokenA'),
+        tokenB: mapToken(raw.tokenB, 'tokenB'),
+        liquidity: {
+          longUsd: reqNumber(liquidity?.['longUsd'], 'liquidity.longUsd'),
+          shortUsd: reqNumber(liquidity?.['shortUsd'], 'liquidity.shortUsd'),
+        },
+        maxLeverage: reqNumber(raw.maxLeverage, 'maxLeverage'),
+      } satisfies PerpetualMarket;
+    }
+    case 'reward':
+      return {
+        ...base,
+        type: 'REWARD',
+        token: mapToken(raw.token),
+        rewardApy: reqNumber(raw.rewardApy, 'rewardApy'),
+        endsAt: optString(raw.endsAt),
+      } satisfies RewardMarket;
+    case 'prediction':
+      return {
+        ...base,
+        type: 'PREDICTION',
+        // A prediction market's own status is the truth; a position's copy agrees with it.
+        status: marketStatus(raw.status) ?? status,
+        title: reqString(raw.title, 'title'),
+        subtitle: optString(raw.subtitle),
+        result: optString(raw.result),
+        volume: optNumber(raw.volume),
+        openInterest: optNumber(raw.openInterest),
+        yesBid: optNumber(raw.yesBid),
+        yesAsk: optNumber(raw.yesAsk),
+        noBid: optNumber(raw.noBid),
+        noAsk: optNumber(raw.noAsk),
+        openTime: isoFromSeconds(raw.openTime),
+        closeTime: isoFromSeconds(raw.closeTime),
+        expirationTime: isoFromSeconds(raw.expirationTime),
+        yesToken: optToken(raw.yesToken, 'yesToken'),
+        noToken: optToken(raw.noToken, 'noToken'),
+      } satisfies PredictionMarket;
+    default:
+      return null;
+  }
+}
+
+export function mapMarkets(raw: unknown): Market[] {
+  return mapEach(raw, (m) => mapMarket(m as RawMarket));
+}
+
+export function mapMarketHistory(raw: RawMarketHistoryResponse): MarketHistory[] {
+  const data = optObject(raw.data);
+  return mapEach(data?.['markets'], (m) => {
+    if (!isObject(m)) return null;
+    return {
+      marketId: reqString(m['id'], 'id'),
+      points: mapEach(m['history'], (p) => {
+        if (!isObject(p)) return null;
+        return {
+          timestamp: reqString(p['timestamp'], 'timestamp'),
+          depositApy: optNumber(p['depositApy']),
+          borrowApy: optNumber(p['borrowApy']),
+          totalDeposit: optNumber(p['totalDeposit']),
+          totalDepositUsd: optNumber(p['totalDepositUsd']),
+        };
+      }),
+    };
+  });
+}
+
+function mapPositionRewards(raw: unknown): PositionReward[] {
+  return mapEach(raw, (r) => {
+    if (!isObject(r)) return null;
+    const tokenAddress = reqString(r['tokenAddress'], 'rewards.tokenAddress');
+    return {
+      assetId: solanaAssetId(tokenAddress),
+      tokenAddress,
+      amount: reqNumber(r['amount'], 'rewards.amount'),
+      amountUsd: optNumber(r['amountUsd']),
+    };
+  });
+}
+
+/** Maps one position; null for an unknown type or a record missing what the contract requires. */
+export function mapPosition(raw: RawPosition | null | undefined): Position | null {
+  return orNull(() => mapPositionStrict(raw));
+}
+
+function embeddedMarket(raw: unknown): Market | null {
+  if (!isObject(raw)) return null;
+  return mapMarket(raw as unknown as RawMarket, marketStatus(raw['status']));
+}
+
+/** The embedded market, when it is of the type the position says. */
+function marketOf<T extends Market['type']>(raw: unknown, type: T): Extract<Market, { type: T }> | null {
+  const market = embeddedMarket(raw);
+  return market && market.type === type ? (market as Extract<Market, { type: T }>) : null;
+}
+
+function mapPositionStrict(raw: RawPosition | null | undefined): Position | null {
+  if (!isObject(raw)) return null;
+  const type = marketType(raw.type);
+  if (!type) return null;
+  const base = {
+    positionId: reqString(raw.id, 'id'),
+    ownerAddress: reqString(raw.ownerAddress, 'ownerAddress'),
+    marketId: reqString(raw.marketId, 'marketId'),
+    amount: reqNumber(raw.amount, 'amount'),
+    amountUsd: optNumber(raw.amountUsd),
+    websiteUrl: optString(raw.websiteUrl),
+    bundleId: optString(raw.bundleId),
+    rewards: mapPositionRewards((raw as Raw)['rewards']),
+    additionalData: optObject(raw.additionalData),
+    actions: mapActions((raw as Raw)['actions']),
+  };
+
+  switch (raw.type) {
+    case 'lending': {
+      const side = raw.side === 'deposit' ? 'DEPOSIT' : raw.side === 'borrow' ? 'BORROW' : null;
+      if (!side) throw new Malformed('side');
+      const ltv = optNumber(raw.ltv);
+      return {
+        ...base,
+        type: 'LENDING',
+        market: marketOf(raw.market, 'LENDING'),
+        side,
+        ltv: ltv === null ? null : ltv / 100,
+        liquidationPrice: optNumber(raw.liquidationPrice),
+      };
+    }
+    case 'yield':
+      return { ...base, type: 'YIELD', market: marketOf(raw.market, 'YIELD') };
+    case 'loop':
+      return {
+        ...base,
+        type: 'LOOP',
+        market: marketOf(raw.market, 'LOOP'),
+        amountTokenA: reqNumber(raw.amountTokenA, 'amountTokenA'),
+        amountTokenB: reqNumber(raw.amountTokenB, 'amountTokenB'),
+        amountTokenAUsd: optNumber(raw.amountTokenAUsd),
+        amountTokenBUsd: optNumber(raw.amountTokenBUsd),
+        ltv: optNumber(raw.ltv),
+        liquidationPrice: optNumber(raw.liquidationPrice),
+        leverage: optNumber(raw.leverage),
+      };
+    case 'perpetual': {
+      const side = raw.side === 'long' ? 'LONG' : raw.side === 'short' ? 'SHORT' : null;
+      if (!side) throw new Malformed('side');
+      return {
+        ...base,
+        type: 'PERPETUAL',
+        market: marketOf(raw.market, 'PERPETUAL'),
+        side,
+        leverage: reqNumber(raw.leverage, 'leverage'),
+        entryPrice: reqNumber(raw.entryPrice, 'entryPrice'),
+        markPrice: optNumber(raw.markPrice),
+      };
+    }
+    case 'reward': {
+      const parent = optObject(raw.position);
+      return {
+        ...base,
+        type: 'REWARD',
+        market: embeddedMarket(raw.market),
+        token: mapToken(raw.token),
+        parentPositionId: optString(parent?.['id']),
+        parentPositionType: marketType(parent?.['type']),
+      };
+    }
+    case 'prediction': {
+      const side = raw.side === 'yes' ? 'YES' : raw.side === 'no' ? 'NO' : null;
+      if (!side) throw new Malformed('side');
+      const pnl = optObject(raw.pnl);
+      return {
+        ...base,
+        type: 'PREDICTION',
+        market: marketOf(raw.market, 'PREDICTION'),
+        side,
+        token: optToken(raw.token, 'token'),
+        costBasis: { averageEntryPrice: optNumber(raw.costBasisAvg), totalCapitalCommitted: optNumber(raw.costBasisTotal) },
+        pnl: pnl
+          ? {
+              total: reqNumber(pnl['total'], 'pnl.total'),
+              realized: reqNumber(pnl['realized'], 'pnl.realized'),
+              unrealized: reqNumber(pnl['unrealized'], 'pnl.unrealized'),
+              unrealizedPct: optNumber(pnl['unrealizedPct']),
+            }
+          : null,
+      };
+    }
+    default:
+      return null;
+  }
+}
+
+export function mapPositions(raw: unknown): Position[] {
+  return mapEach(raw, (p) => mapPosition(p as RawPosition));
+}
+
+export function mapPositionHistory(raw: RawPositionHistoryResponse): PositionHistory[] {
+  const data = optObject(raw.data);
+  return mapEach(data?.['positions'], (p) => {
+    if (!isObject(p)) return null;
+    return {
+      positionId: reqString(p['id'], 'id'),
+      type: marketType(p['type']),
+      marketId: optString(p['marketId']) ?? '',
+      points: mapEach(p['history'], (h) => {
+        if (!isObject(h)) return null;
+        return {
+          timestamp: reqString(h['timestamp'], 'timestamp'),
+          amount: optNumber(h['amount']),
+          amountUsd: optNumber(h['amountUsd']),
+        };
+      }),
+    };
+  });
+}

@@ -1,0 +1,48 @@
+import { readFileSync } from 'node:fs';
+import { MockAgent } from 'undici';
+import { createHttpClient, type HttpClient, type HttpClientOptions, type RequestInfo } from '../../src/upstream/http.js';
+
+export const ORIGIN = 'http://upstream.test';
+
+export function fixture<T = any>(name: string): T {
+  return JSON.parse(readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8')) as T;
+}
+
+/** A MockAgent that refuses the network and records every call. */
+export function mockAgent(): MockAgent {
+  const agent = new MockAgent({ enableCallHistory: true });
+  agent.disableNetConnect();
+  return agent;
+}
+
+export function lastCall(agent: MockAgent) {
+  const call = agent.getCallHistory()?.lastCall();
+  if (!call) throw new Error('no call was made');
+  return call;
+}
+
+export function headersOf(call: { headers: unknown }): Record<string, string> {
+  const raw = call.headers as Record<string, string | string[]> | string[] | null | undefined;
+  const out: Record<string, string> = {};
+  if (Array.isArray(raw)) {
+    for (let i = 0; i < raw.length; i += 2) out[String(raw[i]).toLowerCase()] = String(raw[i + 1]);
+  } else if (raw) {
+    for (const [k, v] of Object.entries(raw)) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  }
+  return out;
+}
+
+export function testClient(agent: MockAgent, overrides: Partial<HttpClientOptions> = {}): { http: HttpClient; calls: RequestInfo[] } {
+  const calls: RequestInfo[] = [];
+  const http = createHttpClient({
+    service: 'markets',
+    baseUrl: `${ORIGIN}/markets`,
+    agent,
+    breaker: false,
+    retry: { backoffMs: 1 },
+    timeoutMs: 2_000,
+    onRequest: (info) => calls.push(info),
+    ...overrides,
+  });
+  return { http, calls };
+}
