@@ -1,12 +1,219 @@
-// STUB: the assets domain replaces this file, keeping the AssetCache members below.
-import type { TokenRef } from '../models/index.js';
+import { LRUCache } from 'lru-cache';
+import { Counter } from 'prom-client';
+import type { Asset, TokenRef } from '../models/index.js';
+import type { AssetView, MetadataSource } from '../schema/refs.js';
 import type { ServiceDeps } from '../services.js';
+import { isValidAssetId, parseAssetId, type AssetsClient } from '../upstream/index.js';
 
+/**
+ * The shared cache of public asset data, built once per process.
+ *
+ * Freshness follows what a copy holds: a copy with a price is fresh for `priceTtlMs` (prices move), a
+ * copy without one holds only metadata and is fresh for `metadataTtlMs`, an unknown id (404) is
+ * remembered for `notFoundTtlMs`. What a lookup serves, and the `metadataSource` it reports:
+ *
+ * - a fresh copy: `CACHE` (`FALLBACK` when the copy came from the second assets service), no call;
+ * - a copy past its TTL by less than `staleWhileRevalidateMs`: the copy at once as `STALE`, while one
+ *   refresh per id runs in the background;
+ * - otherwise the assets service is asked (one call per id in flight, shared by concurrent requests):
+ *   `PRIMARY`. When it fails (5xx, timeout, refused, breaker open, 429), in this order: the last good
+ *   copy up to `maxStaleMs` old (`STALE`, its price included); the second assets service (`FALLBACK`);
+ *   the token records of market listings and positions (`FALLBACK`, metadata only: `price` is null and
+ *   flagged `priceUnavailable`). When none has the asset, the service's error is raised.
+ *
+ * `STALE` therefore always means "a copy older than its TTL"; `FALLBACK` means "not from the assets
+ * service itself". A 404 is an answer, not a failure: it gives `null` and is cached briefly.
+ */
 export interface AssetCache {
   /** Token records seen in market listings and positions: the last metadata fallback when the assets service fails. */
   rememberTokens(tokens: readonly TokenRef[]): void;
+  /**
+   * The asset through the cache and the fallback chain above. `null` when the service does not know
+   * the id, or the id is not a valid asset id (no call is made). Rejects with the assets service's
+   * `UpstreamError` when nothing has the asset.
+   */
+  get(assetId: string): Promise<AssetView | null>;
 }
 
-export function createAssetCache(_deps: ServiceDeps): AssetCache {
-  return { rememberTokens: () => {} };
+export interface AssetCacheOptions {
+  /** Copies held at most. Default 10 000. */
+  maxEntries?: number;
+  /** Approximate size of the held copies in bytes at most. Default 32 MiB. */
+  maxSizeBytes?: number;
+  /** A copy with a price is fresh this long. Default 30 s. */
+  priceTtlMs?: number;
+  /** A copy without a price (metadata only) is fresh this long. Default 6 h. */
+  metadataTtlMs?: number;
+  /** Past its TTL, a copy is still served at once for this long while it is refreshed in the background. Default 30 s. */
+  staleWhileRevalidateMs?: number;
+  /** The oldest copy served when the assets service fails (stale-if-error); older copies are dropped. Default 24 h. */
+  maxStaleMs?: number;
+  /** How long an unknown id (404) is remembered. Default 60 s. */
+  notFoundTtlMs?: number;
+  /** Token records remembered at most. Default 50 000. */
+  maxTokenRecords?: number;
+  /** The clock, in ms (tests inject a fake one). Default `Date.now`. */
+  now?: () => number;
+}
+
+const DEFAULTS = {
+  maxEntries: 10_000,
+  maxSizeBytes: 32 * 1024 * 1024,
+  priceTtlMs: 30_000,
+  metadataTtlMs: 6 * 60 * 60_000,
+  staleWhileRevalidateMs: 30_000,
+  maxStaleMs: 24 * 60 * 60_000,
+  notFoundTtlMs: 60_000,
+  maxTokenRecords: 50_000,
+} satisfies Required<Omit<AssetCacheOptions, 'now'>>;
+
+type Origin = 'primary' | 'fallback';
+
+/** One answer of an assets service: the asset, or `null` for a 404. */
+interface Copy {
+  asset: Asset | null;
+  fetchedAt: number;
+  origin: Origin;
+}
+
+export function createAssetCache(deps: ServiceDeps, options: AssetCacheOptions = {}): AssetCache {
+  const o = { ...DEFAULTS, ...withoutUndefined(options) };
+  const now = options.now ?? Date.now;
+  const { upstream, logger } = deps;
+
+  // Entries live until the stale-if-error bound; freshness is decided per lookup from `fetchedAt`.
+  const copies = new LRUCache<string, Copy>({
+    max: o.maxEntries,
+    maxSize: o.maxSizeBytes,
+    sizeCalculation: sizeOf,
+    ttl: o.maxStaleMs,
+    ttlResolution: 0,
+    perf: { now },
+  });
+  const tokenRecords = new LRUCache<string, TokenRef>({ max: o.maxTokenRecords });
+  const inFlight = new Map<string, Promise<Copy>>();
+
+  const lookups = new Counter({
+    name: 'gateway_asset_lookups_total',
+    help: 'Asset lookups through the shared asset cache, by the metadata source served.',
+    labelNames: ['source'],
+    registers: [deps.registry],
+  });
+
+  const ttlOf = (copy: Copy): number =>
+    copy.asset === null ? o.notFoundTtlMs : copy.asset.price ? o.priceTtlMs : o.metadataTtlMs;
+
+  function serve(copy: Copy, source: MetadataSource): AssetView | null {
+    lookups.inc({ source });
+    return copy.asset && { ...copy.asset, metadataSource: source };
+  }
+
+  /** One call per service and id at a time, whoever asks; a found asset (and the primary's 404) is kept. */
+  function fetchCopy(assetId: string, client: AssetsClient, origin: Origin): Promise<Copy> {
+    const key = `${origin} ${assetId}`;
+    let pending = inFlight.get(key);
+    if (!pending) {
+      pending = client
+        .getAsset(assetId)
+        .then((asset) => {
+          const copy: Copy = { asset, fetchedAt: now(), origin };
+          if (asset) copies.set(assetId, copy);
+          else if (origin === 'primary') copies.set(assetId, copy, { ttl: o.notFoundTtlMs });
+          return copy;
+        })
+        .finally(() => inFlight.delete(key));
+      inFlight.set(key, pending);
+    }
+    return pending;
+  }
+
+  async function afterFailure(assetId: string, error: unknown): Promise<AssetView | null> {
+    const copy = copies.get(assetId);
+    if (copy?.asset) return serve(copy, 'STALE');
+
+    let unknownToSecond = false;
+    if (upstream.assetsFallback) {
+      try {
+        const second = await fetchCopy(assetId, upstream.assetsFallback, 'fallback');
+        if (second.asset) return serve(second, 'FALLBACK');
+        unknownToSecond = true;
+      } catch (secondError) {
+        logger.warn({ err: secondError, assetId }, 'second assets service failed too');
+      }
+    }
+
+    const token = tokenRecords.get(assetId);
+    if (token) {
+      lookups.inc({ source: 'FALLBACK' });
+      return { ...assetFromToken(token), metadataSource: 'FALLBACK', priceUnavailable: true };
+    }
+    if (unknownToSecond) return null;
+    throw error;
+  }
+
+  return {
+    rememberTokens(tokens) {
+      for (const token of tokens) {
+        if (isValidAssetId(token.assetId)) tokenRecords.set(token.assetId, token);
+      }
+    },
+
+    async get(assetId) {
+      if (!isValidAssetId(assetId)) return null;
+      const copy = copies.get(assetId);
+      if (copy) {
+        const age = now() - copy.fetchedAt;
+        const ttl = ttlOf(copy);
+        if (age < ttl) return serve(copy, copy.origin === 'primary' ? 'CACHE' : 'FALLBACK');
+        if (age < ttl + o.staleWhileRevalidateMs) {
+          fetchCopy(assetId, upstream.assets, 'primary').catch((error: unknown) =>
+            logger.warn({ err: error, assetId }, 'background refresh of an asset failed; the copy stays'),
+          );
+          return serve(copy, 'STALE');
+        }
+      }
+      try {
+        return serve(await fetchCopy(assetId, upstream.assets, 'primary'), 'PRIMARY');
+      } catch (error) {
+        return afterFailure(assetId, error);
+      }
+    },
+  };
+}
+
+/** What a token record of the markets service says about an asset: metadata, no price. */
+export function assetFromToken(token: TokenRef): Asset {
+  return {
+    assetId: token.assetId,
+    chain: parseAssetId(token.assetId)?.chain ?? 'solana',
+    address: token.address,
+    // The record does not say whether the token is a plain token, a stock or an RWA.
+    type: 'UNKNOWN',
+    rawType: '',
+    name: token.name ?? token.symbol,
+    symbol: token.symbol,
+    imageUrl: token.icon,
+    decimals: token.decimals,
+    tags: [],
+    description: null,
+    websiteUrl: null,
+    price: null,
+    marketCapUsd: null,
+  };
+}
+
+/** A rough byte count of a copy: enough to bound memory when descriptions or tag lists are large. */
+function sizeOf(copy: Copy): number {
+  const a = copy.asset;
+  if (!a) return 64;
+  let size = 256;
+  for (const text of [a.assetId, a.chain, a.address, a.rawType, a.name, a.symbol, a.imageUrl, a.description, a.websiteUrl]) {
+    size += text?.length ?? 0;
+  }
+  for (const tag of a.tags) size += tag.length + 16;
+  return size;
+}
+
+function withoutUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

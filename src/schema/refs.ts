@@ -12,6 +12,10 @@ export type MetadataSource = 'PRIMARY' | 'CACHE' | 'STALE' | 'FALLBACK';
 /** An asset as served: the model plus where its metadata came from. */
 export interface AssetView extends Asset {
   metadataSource: MetadataSource;
+  /** `price` is null because no assets service could be reached (not because the asset has none): the field reports UPSTREAM_UNAVAILABLE. */
+  priceUnavailable?: boolean;
+  /** A search result: only the summary fields are known; the others are loaded when asked for. */
+  summaryOnly?: boolean;
 }
 
 export interface WalletModel {

@@ -1,2 +1,2 @@
-// Implemented by the assets domain.
-export {};
+import './asset.js';
+import './search.js';
