@@ -1,2 +1,5 @@
-// Implemented by the markets domain.
-export {};
+import './market.js';
+import './kinds.js';
+import './provider.js';
+import './filter.js';
+import './connection.js';

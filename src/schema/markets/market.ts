@@ -1,0 +1,123 @@
+import { badUserInput, toGraphQLError } from '../../errors.js';
+import type { ApyHistoryResolution } from '../../loaders/markets.js';
+import type { Market, MarketType, TokenRef } from '../../models/index.js';
+import type { Context } from '../../context.js';
+import { builder } from '../builder.js';
+import { MarketStatusEnum, MarketTypeEnum, ResolutionEnum } from '../enums.js';
+import { MarketRef, ProviderRef } from '../refs.js';
+
+/** GraphQL object type of each market kind. */
+export const MARKET_TYPE_NAMES: Record<MarketType, string> = {
+  YIELD: 'YieldMarket',
+  LENDING: 'LendingMarket',
+  LOOP: 'LoopMarket',
+  PERPETUAL: 'PerpetualMarket',
+  REWARD: 'RewardMarket',
+  PREDICTION: 'PredictionMarket',
+};
+
+/** Longest id `market(id:)` looks up; anything longer cannot be a market id. */
+const MAX_MARKET_ID_LENGTH = 256;
+
+const HISTORY_RESOLUTIONS: readonly ApyHistoryResolution[] = ['ONE_HOUR', 'ONE_DAY'];
+
+/** A token of a market as an `Asset`, through the asset loader (which falls back to the token record). */
+export function resolveToken(ref: TokenRef | null, ctx: Context) {
+  if (!ref) return null;
+  return ctx.loaders.assets.token(ref).catch((error: unknown) => {
+    throw toGraphQLError(error);
+  });
+}
+
+/** An ISO 8601 string from the upstream as a DateTime; null when it is not one (never a field error). */
+export function dateOrNull(value: string | null): Date | null {
+  if (value === null) return null;
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? null : date;
+}
+
+export function loadMarket(marketId: string, ctx: Context): Promise<Market | null> {
+  return ctx.loaders.markets.market.load(marketId).catch((error: unknown) => {
+    throw toGraphQLError(error);
+  });
+}
+
+const MarketApyPoint = builder
+  .objectRef<{ timestamp: string; depositApy: number | null; borrowApy: number | null; totalDeposit: number | null; totalDepositUsd: number | null }>(
+    'MarketApyPoint',
+  )
+  .implement({
+    description: "One bucket of a market's APY history. APYs are fractions (0.0487 = 4.87 %).",
+    fields: (t) => ({
+      timestamp: t.field({ type: 'DateTime', nullable: false, description: 'Start of the bucket.', resolve: (p) => p.timestamp }),
+      depositApy: t.exposeFloat('depositApy', { description: 'Deposit APY, a fraction.' }),
+      borrowApy: t.exposeFloat('borrowApy', { description: 'Borrow APY, a fraction (lending markets).' }),
+      totalDeposit: t.exposeFloat('totalDeposit', { description: 'Total deposited, in token units.' }),
+      totalDepositUsd: t.exposeFloat('totalDepositUsd', { description: 'Total deposited, in USD.' }),
+    }),
+  });
+
+MarketRef.implement({
+  description:
+    'A market of the markets service: one of YieldMarket, LendingMarket, LoopMarket, PerpetualMarket, RewardMarket, PredictionMarket.',
+  interfaces: [builder.nodeInterfaceRef()],
+  resolveType: (market) => MARKET_TYPE_NAMES[market.type],
+  fields: (t) => ({
+    marketId: t.exposeString('marketId', {
+      nullable: false,
+      description: "The markets service's own id, e.g. `kamino.lend.<address>` (what `market(id:)` takes).",
+    }),
+    type: t.field({ type: MarketTypeEnum, nullable: false, description: 'The kind of market.', resolve: (m) => m.type }),
+    productName: t.exposeString('productName', { nullable: false, description: 'Product name, e.g. `Kamino Lend`.' }),
+    marketName: t.exposeString('marketName', { description: 'Name of the market within the product, when the upstream gives one.' }),
+    status: t.field({
+      type: MarketStatusEnum,
+      description:
+        "The prediction status for prediction markets; the position's market status for markets reached through a position; otherwise null.",
+      resolve: (m) => m.status,
+    }),
+    provider: t.field({ type: ProviderRef, nullable: false, description: 'Who offers the market.', resolve: (m) => m.provider }),
+    websiteUrl: t.exposeString('websiteUrl', { description: "The market's page on the provider's site." }),
+    additionalData: t.field({ type: 'JSON', description: 'Extra data the upstream sends as is.', resolve: (m) => m.additionalData }),
+    apyHistory: t.field({
+      type: [MarketApyPoint],
+      description: 'APY and deposit history. Markets of one request are fetched together, up to 50 per upstream call.',
+      args: {
+        from: t.arg({ type: 'DateTime', required: true, description: 'Start of the window.' }),
+        to: t.arg({ type: 'DateTime', description: 'End of the window; default now.' }),
+        resolution: t.arg({
+          type: ResolutionEnum,
+          defaultValue: 'ONE_DAY',
+          description: 'ONE_HOUR or ONE_DAY (default); other values are refused.',
+        }),
+      },
+      resolve: async (market, args, ctx) => {
+        const resolution = args.resolution ?? 'ONE_DAY';
+        if (!(HISTORY_RESOLUTIONS as readonly string[]).includes(resolution)) {
+          throw badUserInput(`apyHistory offers the resolutions ${HISTORY_RESOLUTIONS.join(' and ')}; not ${resolution}.`, 'resolution');
+        }
+        const end = args.to ?? new Date();
+        if (args.from.getTime() > end.getTime()) throw badUserInput('apyHistory: `from` must not be after `to` (or now).', 'from');
+        try {
+          return await ctx.loaders.markets.apyHistory.load({
+            marketId: market.marketId,
+            from: args.from.toISOString(),
+            to: args.to ? args.to.toISOString() : null,
+            resolution: resolution as ApyHistoryResolution,
+          });
+        } catch (error) {
+          throw toGraphQLError(error);
+        }
+      },
+    }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  market: t.field({
+    type: MarketRef,
+    description: "A market by the markets service's own id (`marketId`); null when unknown.",
+    args: { id: t.arg.string({ required: true, description: 'The `marketId`, e.g. `kamino.lend.<address>`.' }) },
+    resolve: (_root, { id }, ctx) => (id.length === 0 || id.length > MAX_MARKET_ID_LENGTH ? null : loadMarket(id, ctx)),
+  }),
+}));
