@@ -1,2 +1,2 @@
-// Implemented by the wallets domain.
-export {};
+import './position.js';
+import './wallet.js';

@@ -1,0 +1,68 @@
+import { badUserInput } from '../../errors.js';
+
+export interface PageArgs {
+  first?: number | null | undefined;
+  last?: number | null | undefined;
+  after?: string | null | undefined;
+  before?: string | null | undefined;
+}
+
+export interface PageOptions {
+  defaultSize: number;
+  maxSize: number;
+}
+
+export interface Page<T> {
+  edges: { cursor: string; node: T }[];
+  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+  totalCount: number;
+}
+
+const PREFIX = 'offset:';
+
+export function offsetCursor(offset: number): string {
+  return Buffer.from(`${PREFIX}${offset}`).toString('base64url');
+}
+
+function cursorOffset(cursor: string, field: 'after' | 'before'): number {
+  const decoded = /^[A-Za-z0-9_-]{1,32}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
+  const match = /^offset:(0|[1-9]\d{0,8})$/.exec(decoded);
+  if (!match) throw badUserInput(`${field} must be a cursor returned by this connection.`, field);
+  return Number(match[1]);
+}
+
+function size(value: number | null | undefined, field: 'first' | 'last', max: number): number | null {
+  if (value === null || value === undefined) return null;
+  if (!Number.isInteger(value) || value < 0 || value > max) throw badUserInput(`${field} must be between 0 and ${max}.`, field);
+  return value;
+}
+
+/**
+ * A page of a list the gateway holds whole (the upstream does not paginate it), with opaque offset
+ * cursors. Every argument is checked before anything is read.
+ */
+export function validatePage(args: PageArgs, options: PageOptions) {
+  const first = size(args.first, 'first', options.maxSize);
+  const last = size(args.last, 'last', options.maxSize);
+  const after = args.after ? cursorOffset(args.after, 'after') : null;
+  const before = args.before ? cursorOffset(args.before, 'before') : null;
+  return <T>(items: readonly T[]): Page<T> => {
+    const total = items.length;
+    let start = after === null ? 0 : Math.min(after + 1, total);
+    let end = before === null ? total : Math.max(Math.min(before, total), start);
+    if (first !== null) end = Math.min(end, start + first);
+    if (last !== null) start = Math.max(start, end - last);
+    if (first === null && last === null) end = Math.min(end, start + options.defaultSize);
+    const edges = items.slice(start, end).map((node, i) => ({ cursor: offsetCursor(start + i), node }));
+    return {
+      edges,
+      pageInfo: {
+        hasNextPage: end < total,
+        hasPreviousPage: start > 0,
+        startCursor: edges[0]?.cursor ?? null,
+        endCursor: edges.at(-1)?.cursor ?? null,
+      },
+      totalCount: total,
+    };
+  };
+}

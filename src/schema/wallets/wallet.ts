@@ -1,0 +1,106 @@
+import { walletTotalValueUsd, type WalletValuePoint } from '../../models/index.js';
+import { builder } from '../builder.js';
+import { MarketStatusEnum, MarketTypeEnum, ResolutionEnum } from '../enums.js';
+import { PositionRef, WalletRef } from '../refs.js';
+import { upstreamValue } from './errors.js';
+import { historyRange, isWalletAddress, MAX_WALLETS, walletAddress, walletAddresses } from './inputs.js';
+import { validatePage } from './pagination.js';
+
+/** Page sizes of `Wallet.positions`. */
+export const POSITIONS_PAGE = { defaultSize: 20, maxSize: 100 } as const;
+
+const WalletValuePointRef = builder.objectRef<WalletValuePoint>('WalletValuePoint').implement({
+  description: "A wallet's value at one instant.",
+  fields: (t) => ({
+    timestamp: t.field({ type: 'DateTime', nullable: false, description: 'The instant (UTC).', resolve: (p) => p.timestamp }),
+    valueUsd: t.exposeFloat('valueUsd', {
+      nullable: false,
+      description: "Sum of the positions' USD values at that instant (a missing value counts 0).",
+    }),
+  }),
+});
+
+builder.node(WalletRef, {
+  description: 'A Solana wallet and its positions across markets. Any valid address is a wallet, with or without positions.',
+  id: { description: 'Opaque global id (for `node(id:)`).', resolve: (wallet) => wallet.address },
+  loadOne: (address) => (isWalletAddress(address) ? { address } : null),
+  fields: (t) => ({
+    address: t.exposeString('address', { nullable: false, description: 'The base58 address.' }),
+    positions: t.connection(
+      {
+        type: PositionRef,
+        description: `The wallet's positions in the upstream's order, filtered by \`type\` and \`status\` (the market status). \`first\` and \`last\` take 0 to ${POSITIONS_PAGE.maxSize}; default ${POSITIONS_PAGE.defaultSize}.`,
+        args: {
+          type: t.arg({ type: MarketTypeEnum, description: 'Only positions in markets of this type.' }),
+          status: t.arg({ type: MarketStatusEnum, description: "Only positions whose market has this status." }),
+        },
+        resolve: async (wallet, args, ctx) => {
+          const page = validatePage(args, POSITIONS_PAGE);
+          // Always the whole list: totalValueUsd and every filtered connection share one upstream call.
+          const positions = await upstreamValue(ctx.loaders.positions.byWallet.load(wallet.address));
+          return page(
+            positions.filter((p) => (!args.type || p.type === args.type) && (!args.status || p.market?.status === args.status)),
+          );
+        },
+      },
+      {
+        name: 'WalletPositionsConnection',
+        description: 'A page of positions.',
+        edgesField: { description: 'The positions of this page, each with its cursor.' },
+        fields: (c) => ({
+          totalCount: c.int({
+            nullable: false,
+            description: 'How many positions match the filters, over all pages.',
+            resolve: (connection) => connection.totalCount,
+          }),
+        }),
+      },
+      { name: 'WalletPositionsEdge', description: 'A position and its cursor.', nodeField: { description: 'The position.' } },
+    ),
+    totalValueUsd: t.float({
+      description: "Net value in USD: the sum of the positions' `amountUsd`, borrowed amounts subtracted, a missing value counting 0.",
+      resolve: async (wallet, _args, ctx) =>
+        walletTotalValueUsd(await upstreamValue(ctx.loaders.positions.byWallet.load(wallet.address))),
+    }),
+    valueHistory: t.field({
+      type: [WalletValuePointRef],
+      nullable: { list: true, items: false },
+      description:
+        'Value over time, oldest first: per timestamp, the sum of the USD values of the positions. Data starts at 2025-10-08T00:00:00Z; a range holds at most 2,000 points.',
+      args: {
+        from: t.arg({ type: 'DateTime', required: true, description: 'Start (at or after 2025-10-08T00:00:00Z).' }),
+        to: t.arg({ type: 'DateTime', description: 'End; default now.' }),
+        resolution: t.arg({
+          type: ResolutionEnum,
+          defaultValue: 'ONE_HOUR',
+          description: 'Bucket size: any of ONE_MINUTE, FIVE_MINUTES, ONE_HOUR (default), ONE_DAY.',
+        }),
+      },
+      resolve: (wallet, args, ctx) => {
+        const resolution = args.resolution ?? 'ONE_HOUR';
+        historyRange(args.from, args.to ?? null, resolution);
+        return upstreamValue(
+          ctx.loaders.positions.valueHistory.load({ walletAddress: wallet.address, from: args.from, to: args.to ?? null, resolution }),
+        );
+      },
+    }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  wallet: t.field({
+    type: WalletRef,
+    description: 'A wallet by its Solana address; a wallet without positions has an empty `positions` connection.',
+    args: { address: t.arg.string({ required: true, description: 'A Solana address (32 to 44 base58 characters).' }) },
+    resolve: (_root, args) => ({ address: walletAddress(args.address) }),
+  }),
+  wallets: t.field({
+    type: [WalletRef],
+    nullable: { list: true, items: false },
+    description: `Several wallets at once, duplicates removed, in the order given (at most ${MAX_WALLETS}).`,
+    args: {
+      addresses: t.arg.stringList({ required: true, description: `Solana addresses (at most ${MAX_WALLETS} distinct).` }),
+    },
+    resolve: (_root, args) => walletAddresses(args.addresses).map((address) => ({ address })),
+  }),
+}));
