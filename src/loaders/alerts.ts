@@ -1,7 +1,165 @@
-// STUB: replaced by the alerts domain.
+import DataLoader from 'dataloader';
 import type { Credentials } from '../context.js';
+import { toGraphQLError, unauthenticated } from '../errors.js';
+import type { App, Channel, Identity, InboxPage, InboxSummary } from '../models/alerts.js';
 import type { Services } from '../services.js';
-export type AlertsLoaders = Record<string, never>;
-export function createAlertsLoaders(_services: Services, _credentials: Credentials): AlertsLoaders {
-  return {};
+import type { SubscriberCredentials } from '../upstream/index.js';
+
+/** What a mutation can make stale; `inbox` covers the inbox pages and the unread counts. */
+export type AlertsDataKind = 'channels' | 'apps' | 'inbox';
+
+/** One upstream inbox page: every argument of `GET /v2/history`. */
+export interface InboxPageKey {
+  /** `null`: the unified inbox over every subscribed app. */
+  appId: string | null;
+  /** 1–20. */
+  limit: number;
+  /** The upstream's opaque cursor; `null` for the newest page. */
+  cursor: string | null;
+}
+
+/** The upstream's page size limit of `GET /v2/history`. */
+export const INBOX_MAX_LIMIT = 20;
+/** How far `inboxCount` walks before it gives up (pages of `INBOX_MAX_LIMIT`). */
+export const INBOX_COUNT_MAX_PAGES = 10;
+
+/**
+ * The caller's alerts data, loaded at most once per request each (per key for the inbox), with the
+ * caller's own credentials. Every load rejects with a GraphQL error (`UNAUTHENTICATED` without
+ * credentials, before any upstream call; otherwise the upstream failure via `toGraphQLError`).
+ */
+export interface AlertsLoaders {
+  /** The caller's subscriber credentials; throws `UNAUTHENTICATED` when the request carries none. */
+  requireCredentials(): SubscriberCredentials;
+  /** `GET /v2/auth`: whose token this is. */
+  identity(): Promise<Identity>;
+  /** `GET /v2/channels`: one channel per listing key. */
+  channels(): Promise<Channel[]>;
+  /** `GET /v2/apps`: every app, with the caller's subscription state and topics. */
+  apps(): Promise<App[]>;
+  /** One app of the listing; `null` when the listing has no such app. */
+  app(appId: string): Promise<App | null>;
+  /** `GET /v2/history` for exactly these arguments. */
+  inbox(key: InboxPageKey): Promise<InboxPage>;
+  /**
+   * The unread count and last-read mark of one app's inbox (`null`: the unified inbox). Taken from an
+   * inbox page of the same scope when this request loads one anyway; else `GET /v2/history/summary`.
+   */
+  summary(appId: string | null): Promise<InboxSummary>;
+  /**
+   * How many notifications the inbox holds, counted by walking it in pages of 20; `null` when it holds
+   * more than `INBOX_COUNT_MAX_PAGES` pages.
+   */
+  inboxCount(appId: string | null): Promise<number | null>;
+  /** Forgets what a mutation changed, so later reads in the same request see the new state. */
+  invalidate(kind: AlertsDataKind): void;
+}
+
+export function createAlertsLoaders(services: Services, credentials: Credentials): AlertsLoaders {
+  const client = services.upstream.alerts;
+  const creds = credentials.subscriber;
+
+  /** Runs an upstream call with the caller's credentials; failures become GraphQL errors. */
+  function call<T>(fn: (creds: SubscriberCredentials) => Promise<T>): Promise<T> {
+    if (!creds) return Promise.reject(unauthenticated());
+    return fn(creds).catch((error: unknown) => {
+      throw toGraphQLError(error);
+    });
+  }
+
+  function memo<T>(load: () => Promise<T>): { get(): Promise<T>; clear(): void } {
+    let promise: Promise<T> | undefined;
+    return { get: () => (promise ??= load()), clear: () => (promise = undefined) };
+  }
+
+  const identity = memo(() => call((c) => client.getIdentity(c)));
+  const channels = memo(() => call((c) => client.listChannels(c)));
+  const apps = memo(() => call((c) => client.listApps(c)));
+
+  const pages = new Map<string, Promise<InboxPage>>();
+  const pageKey = (key: InboxPageKey) => JSON.stringify([key.appId, key.limit, key.cursor]);
+  function inbox(key: InboxPageKey): Promise<InboxPage> {
+    const id = pageKey(key);
+    let page = pages.get(id);
+    if (!page) {
+      page = call((c) =>
+        client.getInbox(c, {
+          ...(key.appId ? { appId: key.appId } : {}),
+          limit: key.limit,
+          cursor: key.cursor,
+        }),
+      );
+      pages.set(id, page);
+    }
+    return page;
+  }
+
+  /** A page of this scope that this request already asked for, if any. */
+  function pageOfScope(appId: string | null): Promise<InboxPage> | undefined {
+    const prefix = JSON.stringify([appId]).slice(0, -1) + ',';
+    for (const [id, page] of pages) if (id.startsWith(prefix)) return page;
+    return undefined;
+  }
+
+  async function loadSummary(appId: string | null): Promise<InboxSummary> {
+    const page = pageOfScope(appId);
+    if (page) {
+      try {
+        const { unreadCount, lastReadAt } = await page;
+        return { unreadCount, lastReadAt };
+      } catch {
+        // That page failed for its own reasons (e.g. a stale cursor): ask for the summary itself.
+      }
+    }
+    return call((c) => client.getInboxSummary(c, appId ? { appId } : {}));
+  }
+
+  // Batched to the end of the tick so that an inbox page requested beside the count (as the
+  // `ViewerInbox` operation does) is seen, and its summary used instead of a second call.
+  const summaries = new DataLoader<string, InboxSummary>(
+    (keys) => Promise.all(keys.map((key) => loadSummary(key || null).catch((error: unknown) => toGraphQLError(error)))),
+  );
+
+  const counts = new Map<string, Promise<number | null>>();
+  async function walk(appId: string | null): Promise<number | null> {
+    let total = 0;
+    let cursor: string | null = null;
+    for (let n = 0; n < INBOX_COUNT_MAX_PAGES; n++) {
+      const page: InboxPage = await inbox({ appId, limit: INBOX_MAX_LIMIT, cursor });
+      total += page.notifications.length;
+      if (!page.cursor) return total;
+      cursor = page.cursor;
+    }
+    return null;
+  }
+
+  return {
+    requireCredentials() {
+      if (!creds) throw unauthenticated();
+      return creds;
+    },
+    identity: identity.get,
+    channels: channels.get,
+    apps: apps.get,
+    async app(appId) {
+      return (await apps.get()).find((app) => app.appId === appId) ?? null;
+    },
+    inbox,
+    summary: (appId) => summaries.load(appId ?? ''),
+    inboxCount(appId) {
+      const key = appId ?? '';
+      let count = counts.get(key);
+      if (!count) counts.set(key, (count = walk(appId)));
+      return count;
+    },
+    invalidate(kind) {
+      if (kind === 'channels') channels.clear();
+      else if (kind === 'apps') apps.clear();
+      else {
+        pages.clear();
+        counts.clear();
+        summaries.clearAll();
+      }
+    },
+  };
 }

@@ -1,2 +1,5 @@
-// Implemented by the alerts domain.
-export {};
+import './app.js';
+import './channel.js';
+import './notification.js';
+import './subscriber.js';
+import './mutations/index.js';

@@ -1,0 +1,136 @@
+import { badUserInput } from '../../errors.js';
+import { INBOX_MAX_LIMIT, type AlertsLoaders } from '../../loaders/alerts.js';
+import type { Notification } from '../../models/alerts.js';
+
+/**
+ * Paging the inbox over the upstream's cursors. The upstream gives one opaque cursor per page (after its
+ * last alert), but a Relay edge needs a cursor of its own. An edge's cursor therefore names a position:
+ * an upstream cursor (or the start) plus how many alerts to skip from there. The cursor of the last
+ * edge of an upstream page is that page's own cursor with nothing to skip, so paging on from `endCursor`
+ * costs one upstream call per page; resuming from a cursor inside a page re-reads that page.
+ * A cursor is tied to its scope (the app, or the unified inbox).
+ */
+
+/** A notification as listed in an inbox, with the app whose inbox it came from (when scoped to one). */
+export type InboxNotification = Notification & { scopeAppId?: string | null };
+
+interface Position {
+  /** The upstream cursor to read from; `null` for the newest alert. */
+  cursor: string | null;
+  /** How many alerts to skip from there. */
+  skip: number;
+}
+
+interface CursorPayload {
+  /** The scope: an app id, or `null` for the unified inbox. */
+  a: string | null;
+  c: string | null;
+  k: number;
+}
+
+export interface InboxEdge {
+  cursor: string;
+  node: InboxNotification;
+}
+
+export interface InboxConnection {
+  edges: InboxEdge[];
+  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+  /** Kept for `totalCount`. */
+  appId: string | null;
+}
+
+/** At most this many upstream calls per connection (a position inside a page needs two at most). */
+const MAX_CALLS = 3;
+const MAX_UPSTREAM_CURSOR_LENGTH = 1024;
+
+export function encodeInboxCursor(appId: string | null, position: Position): string {
+  const payload: CursorPayload = { a: appId, c: position.cursor, k: position.skip };
+  return Buffer.from(JSON.stringify(payload)).toString('base64url');
+}
+
+/** Reads a caller's `after`; anything this connection did not hand out for the same scope is a `BAD_USER_INPUT`. */
+export function decodeInboxCursor(after: string, appId: string | null): Position {
+  const invalid = () =>
+    badUserInput('after must be a cursor from this inbox (an edge cursor or pageInfo.endCursor of the same appId).', 'after');
+  let payload: unknown;
+  try {
+    payload = JSON.parse(Buffer.from(after, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid();
+  }
+  if (typeof payload !== 'object' || payload === null) throw invalid();
+  const { a, c, k } = payload as Partial<CursorPayload>;
+  if (a !== appId) throw invalid();
+  const cursorOk =
+    c === null ||
+    (typeof c === 'string' && c.length > 0 && c.length <= MAX_UPSTREAM_CURSOR_LENGTH && /^[\x21-\x7e]+$/.test(c));
+  if (!cursorOk || !Number.isInteger(k) || (k as number) < 0 || (k as number) > INBOX_MAX_LIMIT) throw invalid();
+  return { cursor: c, skip: k as number };
+}
+
+/** `first` notifications after `after` (newest first) in one app's inbox or the unified one. */
+export async function readInbox(
+  alerts: AlertsLoaders,
+  args: { appId: string | null; first: number; after: Position | null },
+): Promise<InboxConnection> {
+  const { appId, first, after } = args;
+  const found: { node: InboxNotification; position: Position }[] = [];
+  let position: Position = after ?? { cursor: null, skip: 0 };
+  let hasNextPage = true;
+
+  for (let calls = 0; calls < MAX_CALLS && found.length < first; calls++) {
+    const want = first - found.length;
+    const page = await alerts.inbox({ appId, limit: Math.min(INBOX_MAX_LIMIT, position.skip + want), cursor: position.cursor });
+    const from = position;
+    const taken = page.notifications.slice(from.skip, from.skip + want);
+    taken.forEach((notification, i) =>
+      found.push({ node: appId ? { ...notification, scopeAppId: appId } : notification, position: { cursor: from.cursor, skip: from.skip + i + 1 } }),
+    );
+    if (page.notifications.length > from.skip + taken.length) break; // this page holds more
+    if (!page.cursor) {
+      hasNextPage = false;
+      break;
+    }
+    // The page is used up: what follows starts at its cursor.
+    const last = found[found.length - 1];
+    if (taken.length > 0 && last) last.position = { cursor: page.cursor, skip: 0 };
+    position = { cursor: page.cursor, skip: Math.max(0, from.skip - page.notifications.length) };
+  }
+
+  const edges = found.map(({ node, position }) => ({ node, cursor: encodeInboxCursor(appId, position) }));
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage,
+      hasPreviousPage: after !== null,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges[edges.length - 1]?.cursor ?? null,
+    },
+    appId,
+  };
+}
+
+/** How many inbox pages `node(id:)` reads to find a notification (there is no by-id call upstream). */
+export const NODE_SCAN_PAGES = 5;
+
+/**
+ * Finds a notification by scanning the inbox newest first, `NODE_SCAN_PAGES` pages of 20 at most,
+ * stopping early once past its timestamp. Older notifications are not found (`null`).
+ */
+export async function findNotification(
+  alerts: AlertsLoaders,
+  key: { appId: string | null; timestamp: string; notificationId: string },
+): Promise<InboxNotification | null> {
+  const target = Date.parse(key.timestamp);
+  let cursor: string | null = null;
+  for (let n = 0; n < NODE_SCAN_PAGES; n++) {
+    const page = await alerts.inbox({ appId: key.appId, limit: INBOX_MAX_LIMIT, cursor });
+    const hit = page.notifications.find((notification) => notification.notificationId === key.notificationId);
+    if (hit) return key.appId ? { ...hit, scopeAppId: key.appId } : hit;
+    const oldest = page.notifications[page.notifications.length - 1];
+    if (!page.cursor || (oldest && Date.parse(oldest.timestamp) < target)) return null;
+    cursor = page.cursor;
+  }
+  return null;
+}

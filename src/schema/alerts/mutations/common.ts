@@ -1,0 +1,61 @@
+import type { Context } from '../../../context.js';
+import type { AlertsDataKind } from '../../../loaders/alerts.js';
+import type { SubscriberCredentials } from '../../../upstream/index.js';
+import { builder } from '../../builder.js';
+import { SubscriberRef } from '../../refs.js';
+import { attempt, UserErrorRef, type Attempt, type Refusals, type UserError } from './user-errors.js';
+
+/** What every mutation payload carries. */
+export interface PayloadBase {
+  userErrors: UserError[];
+  clientMutationId: string | null;
+}
+
+export const CLIENT_MUTATION_ID =
+  'Any string of yours, echoed in the payload to match answers to requests (the Relay convention).';
+
+export const INPUT = 'What to do.';
+export const INPUT_OPTIONAL = 'What to do; may be omitted, as every field is optional.';
+
+export const MutationPayloadRef = builder.interfaceRef<PayloadBase>('MutationPayload').implement({
+  description: 'What every mutation answers: `userErrors` is empty when the mutation did what was asked.',
+  fields: (t) => ({
+    userErrors: t.field({
+      type: [UserErrorRef],
+      nullable: false,
+      description: 'Expected failures (bad input, refusals the caller can act on); empty on success.',
+      resolve: (payload) => payload.userErrors,
+    }),
+    clientMutationId: t.exposeString('clientMutationId', { description: 'The `clientMutationId` of the input, as sent.' }),
+  }),
+});
+
+/** The `viewer` field of a subscriber mutation's payload. */
+export const viewerField = {
+  type: SubscriberRef,
+  description: 'The caller after the change: its `channels`, `apps` and `inbox` are read afresh.',
+  resolve: (_payload: unknown, _args: unknown, ctx: Context) => ctx.loaders.alerts.identity(),
+} as const;
+
+/**
+ * Runs one subscriber call of a mutation: `UNAUTHENTICATED` without credentials (no call), refusals as
+ * `userErrors`, faults as errors. The data the call may have changed is forgotten afterwards, whatever
+ * the outcome, so the rest of the request reads the new state.
+ */
+export async function subscriberCall<T>(
+  ctx: Context,
+  call: (creds: SubscriberCredentials) => Promise<T>,
+  options: { refusals?: Refusals; invalidates: readonly AlertsDataKind[] },
+): Promise<Attempt<T>> {
+  const creds = ctx.loaders.alerts.requireCredentials();
+  try {
+    return await attempt(() => call(creds), options.refusals);
+  } finally {
+    for (const kind of options.invalidates) ctx.loaders.alerts.invalidate(kind);
+  }
+}
+
+/** The payload fields every mutation sets, from its outcome. */
+export function outcome(input: { clientMutationId?: string | null | undefined }, userErrors: UserError[] = []): PayloadBase {
+  return { userErrors, clientMutationId: input.clientMutationId ?? null };
+}

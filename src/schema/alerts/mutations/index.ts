@@ -1,0 +1,6 @@
+import './user-errors.js';
+import './common.js';
+import './channels.js';
+import './subscriptions.js';
+import './inbox.js';
+import './send.js';

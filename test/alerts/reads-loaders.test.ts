@@ -1,0 +1,101 @@
+import { GraphQLError } from 'graphql';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createAlertsLoaders, type AlertsLoaders } from '../../src/loaders/alerts.js';
+import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+
+let gw: TestGateway;
+let loaders: AlertsLoaders;
+
+beforeAll(async () => {
+  gw = await startTestGateway();
+});
+afterAll(() => gw.close());
+beforeEach(() => {
+  gw.sim.controls.reset();
+  gw.sim.alerts.reset();
+  const { demo } = gw.sim.alerts;
+  loaders = createAlertsLoaders(gw.services, {
+    subscriber: { authorization: `Bearer ${demo.token}`, clientKey: demo.clientKey },
+    apiKey: null,
+  });
+});
+
+const count = (route: string) => gw.sim.controls.count('alerts', route);
+
+describe('createAlertsLoaders', () => {
+  it('loads identity, channels and apps once each, however often asked', async () => {
+    const [a, b] = await Promise.all([loaders.identity(), loaders.identity()]);
+    expect(a).toEqual({ walletAddress: gw.sim.alerts.demo.walletAddress });
+    expect(b).toBe(a);
+    await Promise.all([loaders.channels(), loaders.channels(), loaders.apps(), loaders.app(gw.sim.alerts.demo.appId)]);
+    expect(await loaders.app('00000000-0000-4000-8000-000000000000')).toBeNull();
+    expect(gw.sim.controls.counts()).toEqual({ 'alerts GET /v2/auth': 1, 'alerts GET /v2/channels': 1, 'alerts GET /v2/apps': 1 });
+  });
+
+  it('keys inbox pages by scope, limit and cursor', async () => {
+    const first = await loaders.inbox({ appId: null, limit: 5, cursor: null });
+    await loaders.inbox({ appId: null, limit: 5, cursor: null });
+    expect(count('GET /v2/history')).toBe(1);
+    const next = await loaders.inbox({ appId: null, limit: 5, cursor: first.cursor });
+    await loaders.inbox({ appId: null, limit: 6, cursor: null });
+    await loaders.inbox({ appId: gw.sim.alerts.demo.appId, limit: 5, cursor: null });
+    expect(count('GET /v2/history')).toBe(4);
+    expect(next.notifications[0]!.notificationId).not.toBe(first.notifications[0]!.notificationId);
+  });
+
+  it('takes the unread count from an inbox page of the same scope asked for in the same tick', async () => {
+    const [summary, page] = await Promise.all([loaders.summary(null), loaders.inbox({ appId: null, limit: 3, cursor: null })]);
+    expect(summary.unreadCount).toBe(page.unreadCount);
+    expect(count('GET /v2/history/summary')).toBe(0);
+    // Another scope has no page: it asks for the summary.
+    await loaders.summary(gw.sim.alerts.demo.appId);
+    expect(count('GET /v2/history/summary')).toBe(1);
+  });
+
+  it('forgets what a mutation invalidates, and only that', async () => {
+    await Promise.all([loaders.channels(), loaders.apps(), loaders.inbox({ appId: null, limit: 3, cursor: null }), loaders.summary(null)]);
+    await gw.services.upstream.alerts.deleteEmailChannel(loaders.requireCredentials());
+    loaders.invalidate('channels');
+    expect((await loaders.channels()).map((c) => c.key)).toEqual(['TELEGRAM']);
+    await loaders.apps();
+    await loaders.inbox({ appId: null, limit: 3, cursor: null });
+    expect(gw.sim.controls.counts()).toMatchObject({
+      'alerts GET /v2/channels': 2,
+      'alerts GET /v2/apps': 1,
+      'alerts GET /v2/history': 1,
+    });
+
+    await gw.services.upstream.alerts.markRead(loaders.requireCredentials());
+    loaders.invalidate('inbox');
+    expect((await loaders.summary(null)).unreadCount).toBe(0);
+    expect((await loaders.inbox({ appId: null, limit: 3, cursor: null })).notifications.every((n) => n.read)).toBe(true);
+    loaders.invalidate('apps');
+    await loaders.apps();
+    expect(count('GET /v2/apps')).toBe(2);
+  });
+
+  it('rejects with UNAUTHENTICATED and calls nothing without credentials', async () => {
+    const anonymous = createAlertsLoaders(gw.services, { subscriber: null, apiKey: null });
+    const loads = [
+      anonymous.identity(),
+      anonymous.channels(),
+      anonymous.apps(),
+      anonymous.app(gw.sim.alerts.demo.appId),
+      anonymous.inbox({ appId: null, limit: 10, cursor: null }),
+      anonymous.summary(null),
+      anonymous.inboxCount(null),
+    ];
+    for (const load of loads) {
+      await expect(load).rejects.toSatisfy((e) => e instanceof GraphQLError && e.extensions['code'] === 'UNAUTHENTICATED');
+    }
+    expect(() => anonymous.requireCredentials()).toThrow(GraphQLError);
+    expect(gw.sim.controls.count('alerts')).toBe(0);
+  });
+
+  it('turns upstream failures into GraphQL errors, remembered for the request', async () => {
+    gw.sim.controls.setFault({ service: 'alerts', route: 'GET /v2/channels' }, { status: 503 });
+    await expect(loaders.channels()).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: 'alerts' } });
+    await expect(loaders.channels()).rejects.toBeInstanceOf(GraphQLError);
+    expect(count('GET /v2/channels')).toBe(1);
+  });
+});
