@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
-import { createServices, type Services } from '../../src/services.js';
+import { createServices, type Services, type ServicesOptions } from '../../src/services.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js';
 import type { UpstreamConfig } from '../../src/upstream/index.js';
 
@@ -11,6 +11,8 @@ export interface TestGatewayOptions {
   config?: Partial<Config>;
   /** Overrides of the upstream layer (breakers are off unless a test turns them on). */
   upstream?: Partial<UpstreamConfig>;
+  /** Sizes and TTLs of the shared asset cache (short TTLs, a fake clock). */
+  assetCache?: ServicesOptions['assetCache'];
   simulator?: SimulatorOptions;
   /** Use this running simulator instead of starting one (it is then not closed). */
   sim?: Simulator;
@@ -34,6 +36,7 @@ export interface TestGateway {
     query: string,
     variables?: Record<string, unknown>,
     headers?: Record<string, string>,
+    operationName?: string,
   ): Promise<GraphQLResponse<T>>;
   close(): Promise<void>;
 }
@@ -46,7 +49,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const sim = options.sim ?? (await startSimulator({ seed: 42, ...options.simulator }));
   const config: Readonly<Config> = Object.freeze({ ...loadConfig({}), ...options.config });
   const logger = createLogger({ logLevel: 'silent' });
-  const services = createServices({ config, urls: sim.urls, logger, upstream: { breaker: false, ...options.upstream } });
+  const services = createServices({ config, urls: sim.urls, logger, upstream: { breaker: false, ...options.upstream }, assetCache: options.assetCache });
   const app = createApp({ config, services });
   await services.start();
   sim.controls.resetCounts();
@@ -58,11 +61,11 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     services,
     config,
     viewerHeaders: { authorization: `Bearer ${demo.token}`, 'x-service-client-key': demo.clientKey },
-    async execute(query, variables, headers) {
+    async execute(query, variables, headers, operationName) {
       const response = await app.yoga.fetch('http://gateway.test/graphql', {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json', ...headers },
-        body: JSON.stringify({ query, variables }),
+        body: JSON.stringify({ query, variables, operationName }),
       });
       const body = (await response.json()) as Omit<GraphQLResponse, 'status'>;
       return { status: response.status, ...body } as GraphQLResponse<any>;

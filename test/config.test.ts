@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+describe('loadConfig', () => {
+  it('defaults to port 4000 and the embedded simulator when no upstream URL is set', () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(4000);
+    expect(config.upstreams).toBeNull();
+    expect(config.webhookSecret).toBeNull();
+    expect(config.positionsBatchSize).toBe(1);
+    expect(config.production).toBe(false);
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('takes all three upstream URLs, without trailing slashes', () => {
+    const config = loadConfig({
+      ALERTS_URL: 'http://alerts.internal:7001/',
+      MARKETS_URL: 'https://markets.internal/api',
+      ASSETS_URL: 'http://127.0.0.1:7003',
+    });
+    expect(config.upstreams).toEqual({
+      alerts: 'http://alerts.internal:7001',
+      markets: 'https://markets.internal/api',
+      assets: 'http://127.0.0.1:7003',
+    });
+  });
+
+  it('refuses some but not all upstream URLs, naming the missing ones', () => {
+    expect(() => loadConfig({ ALERTS_URL: 'http://a:1' })).toThrow(ConfigError);
+    expect(() => loadConfig({ ALERTS_URL: 'http://a:1' })).toThrow(/MARKETS_URL, ASSETS_URL/);
+    expect(() => loadConfig({ ALERTS_URL: 'http://a:1', MARKETS_URL: 'http://m:1' })).toThrow(/missing: ASSETS_URL/);
+  });
+
+  it.each([
+    ['PORT', 'eighty', /PORT/],
+    ['PORT', '70000', /PORT/],
+    ['ASSETS_FALLBACK_URL', 'not a url', /ASSETS_FALLBACK_URL/],
+    ['ASSETS_FALLBACK_URL', 'ftp://x', /ASSETS_FALLBACK_URL/],
+    ['REDIS_URL', 'http://redis', /REDIS_URL/],
+    ['POSITIONS_BATCH_SIZE', '26', /POSITIONS_BATCH_SIZE/],
+    ['POSITIONS_BATCH_SIZE', '0', /POSITIONS_BATCH_SIZE/],
+    ['LOG_LEVEL', 'loud', /LOG_LEVEL/],
+  ])('names %s when it is bad (%s)', (name, value, pattern) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(pattern);
+  });
+
+  it('reads the optional settings', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      SERVICE_CLIENT_KEY: 'gw-key',
+      WEBHOOK_SECRET: 's3cret',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      NODE_ENV: 'production',
+      POSITIONS_BATCH_SIZE: '25',
+      ASSETS_FALLBACK_URL: 'http://assets-b:7003',
+    });
+    expect(config).toMatchObject({
+      port: 8080,
+      serviceClientKey: 'gw-key',
+      webhookSecret: 's3cret',
+      redisUrl: 'redis://127.0.0.1:6379',
+      production: true,
+      positionsBatchSize: 25,
+      assetsFallbackUrl: 'http://assets-b:7003',
+    });
+  });
+});
