@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+
+/** Every entity is a Node: its global id, read from any query, finds it again through node/nodes. */
+describe('node(id:) and nodes(ids:)', () => {
+  let gw: TestGateway;
+  let ids: Record<string, string>;
+
+  beforeAll(async () => {
+    gw = await startTestGateway();
+    const result = await gw.execute(
+      `query Ids($wallet: String!) {
+        viewer {
+          id
+          channels { id }
+          apps { id }
+          inbox(first: 1) { edges { node { id } } }
+        }
+        wallet(address: $wallet) { id positions(first: 1) { edges { node { id market { id provider { id } } } } } }
+        asset(id: "bitcoin:native") { id }
+      }`,
+      { wallet: gw.sim.world.demoWallets[0] },
+      gw.viewerHeaders,
+    );
+    expect(result.errors).toBeUndefined();
+    const { viewer, wallet, asset } = result.data!;
+    const position = wallet.positions.edges[0].node;
+    ids = {
+      Subscriber: viewer.id,
+      Channel: viewer.channels[0].id,
+      SubscribedApp: viewer.apps[0].id,
+      Notification: viewer.inbox.edges[0].node.id,
+      Wallet: wallet.id,
+      Position: position.id,
+      Market: position.market.id,
+      Provider: position.market.provider.id,
+      Asset: asset.id,
+    };
+  });
+  afterAll(() => gw.close());
+
+  it('resolves each entity type by its global id', async () => {
+    for (const [type, id] of Object.entries(ids)) {
+      const result = await gw.execute('query($id: ID!) { node(id: $id) { __typename id } }', { id }, gw.viewerHeaders);
+      expect(result.errors, type).toBeUndefined();
+      expect(result.data!.node?.id, type).toBe(id);
+      if (type !== 'Position' && type !== 'Market') expect(result.data!.node.__typename).toBe(type);
+    }
+  });
+
+  it('resolves a mixed list in one request, in order', async () => {
+    const list = Object.values(ids);
+    const result = await gw.execute('query($ids: [ID!]!) { nodes(ids: $ids) { __typename id } }', { ids: list }, gw.viewerHeaders);
+    expect(result.errors).toBeUndefined();
+    expect(result.data!.nodes.map((n: { id: string }) => n.id)).toEqual(list);
+  });
+
+  it('gives null for an unknown id, and for an id naming no Node object type', async () => {
+    const encode = (s: string) => Buffer.from(s).toString('base64');
+    const forged = [
+      encode('Asset:solana:1111111111111111111111111111111111'),
+      encode('LendingMarket:nowhere.lend.nothing'),
+      encode('Market:kamino.lend.x'), // an interface, not an object type
+      encode('PageInfo:x'), // an object type that is not a Node
+      encode('Nope:x'),
+    ];
+    const result = await gw.execute('query($ids: [ID!]!) { nodes(ids: $ids) { id } }', { ids: [...forged, ids['Asset']] });
+    expect(result.errors).toBeUndefined();
+    expect(result.data!.nodes).toEqual([null, null, null, null, null, { id: ids['Asset'] }]);
+    const single = await gw.execute('query($id: ID!) { node(id: $id) { id } }', { id: forged[2] });
+    expect(single.errors).toBeUndefined();
+    expect(single.data!.node).toBeNull();
+  });
+
+  it('does not show another caller their subscriber, channels or apps', async () => {
+    const other = [...gw.sim.alerts.subscribers.values()].find((s) => s.walletAddress !== gw.sim.alerts.demo.walletAddress)!;
+    const headers = { authorization: `Bearer ${other.token}`, 'x-service-client-key': gw.sim.alerts.demo.clientKey };
+    const result = await gw.execute('query($ids: [ID!]!) { nodes(ids: $ids) { id } }', { ids: [ids['Subscriber'], ids['Channel']] }, headers);
+    expect(result.data!.nodes).toEqual([null, null]);
+  });
+});
