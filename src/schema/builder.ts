@@ -26,14 +26,29 @@ export const builder = new SchemaBuilder<{
   relay: {
     clientMutationId: 'omit',
     cursorType: 'String',
-    edgesFieldOptions: { nullable: { list: false, items: false } },
-    nodeFieldOptions: { nullable: false },
+    edgesFieldOptions: { nullable: { list: false, items: false }, description: 'The items of this page, each with its cursor.' },
+    nodeFieldOptions: { nullable: false, description: 'The item at the end of the edge.' },
+    idFieldOptions: { description: 'Opaque global id: pass it to `node(id:)` to fetch this object again.' },
+    cursorFieldOptions: { description: 'Opaque cursor of this edge: pass it as `after` to continue after it.' },
+    pageInfoFieldOptions: { description: 'Where this page sits in the whole list.' },
+    pageInfoTypeOptions: { description: 'Relay page information.' },
+    nodeTypeOptions: { description: 'An object with a global id, fetchable with `node(id:)`.' },
+    hasNextPageFieldOptions: { description: 'Whether more items follow this page.' },
+    hasPreviousPageFieldOptions: { description: 'Whether items precede this page.' },
+    startCursorFieldOptions: { description: 'Cursor of the first edge of this page.' },
+    endCursorFieldOptions: { description: 'Cursor of the last edge of this page: pass it as `after` for the next page.' },
+    firstArgOptions: { description: 'How many items to return (each list says its maximum).' },
+    afterArgOptions: { description: 'Return the items after this cursor.' },
+    lastArgOptions: { description: 'How many items to return, counting back from `before`.' },
+    beforeArgOptions: { description: 'Return the items before this cursor.' },
     // An id naming no Node object type (a forged or stale id, an interface name) is unknown: null, not an error.
     nodeQueryOptions: {
+      description: 'Fetches any object by its global id; null when it does not exist or is not yours to see.',
       resolve: (_root, args, _context, info, resolveNode) =>
         isNodeObject(info.schema, args.id.typename) ? resolveNode(args.id) : null,
     },
     nodesQueryOptions: {
+      description: 'Fetches objects by their global ids, in order; null for each one that does not exist.',
       resolve: async (_root, args, _context, info, resolveNodes) => {
         const all = args.ids;
         const known = all.filter((id) => isNodeObject(info.schema, id.typename));

@@ -1,15 +1,25 @@
-import { MARKET_STATUSES, MARKET_TYPES } from '../models/index.js';
 import { builder } from './builder.js';
 
 /** Enums shared by several domains. Values are the models' own, so no mapping layer is needed. */
 export const MarketTypeEnum = builder.enumType('MarketType', {
   description: 'The kind of a market or position.',
-  values: MARKET_TYPES,
+  values: {
+    YIELD: { value: 'YIELD', description: 'Deposit a token and earn its yield.' },
+    LENDING: { value: 'LENDING', description: 'Deposit to earn, or borrow against collateral.' },
+    LOOP: { value: 'LOOP', description: 'Leveraged looping of a token pair.' },
+    PERPETUAL: { value: 'PERPETUAL', description: 'Perpetual futures: long or short with leverage.' },
+    REWARD: { value: 'REWARD', description: 'Incentive programmes paying rewards.' },
+    PREDICTION: { value: 'PREDICTION', description: 'Yes/no prediction markets.' },
+  } as const,
 });
 
 export const MarketStatusEnum = builder.enumType('MarketStatus', {
   description: 'Whether a market is open, closed, or settled (prediction markets).',
-  values: MARKET_STATUSES,
+  values: {
+    OPEN: { value: 'OPEN', description: 'Trading or accepting deposits.' },
+    CLOSED: { value: 'CLOSED', description: 'No longer trading; not yet settled.' },
+    SETTLED: { value: 'SETTLED', description: 'Resolved (prediction markets) and paid out.' },
+  } as const,
 });
 
 export const ResolutionEnum = builder.enumType('Resolution', {
