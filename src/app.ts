@@ -6,6 +6,8 @@ import { createYoga, useReadinessCheck, type Plugin, type YogaServerInstance } f
 import type { Registry } from 'prom-client';
 import type { Config } from './config.js';
 import { createContext, type Context, type ServerContext } from './context.js';
+import { useGraphQLStreamPath } from './events/stream-path.js';
+import { useEventsWebhook } from './events/webhook.js';
 import { schema } from './schema/index.js';
 import type { Services } from './services.js';
 
@@ -32,7 +34,7 @@ export function createApp(options: AppOptions): App {
   let draining = false;
   const { registry } = services;
 
-  const yoga = createYoga<ServerContext, Context>({
+  const yoga: YogaServerInstance<ServerContext, Context> = createYoga<ServerContext, Context>({
     schema,
     context: (initial) => createContext(initial, services),
     graphqlEndpoint: '/graphql',
@@ -51,13 +53,16 @@ export function createApp(options: AppOptions): App {
         },
     plugins: [
       useReadinessCheck({ endpoint: '/ready', check: () => !draining }),
+      useGraphQLStreamPath('/graphql', (request, serverContext) => yoga.fetch(request, serverContext)),
+      // Without a secret nothing can be verified: the webhook path stays unknown (404).
+      ...(config.webhookSecret ? [useEventsWebhook({ secret: config.webhookSecret, events: services.events, logger: services.logger })] : []),
       ...(config.production ? [useDisableIntrospection()] : []),
       EnvelopArmorPlugin({
         maxDepth: { n: 12, onReject: [tooComplex] },
         maxAliases: { n: 30, onReject: [tooComplex] },
         maxDirectives: { n: 50, onReject: [tooComplex] },
         maxTokens: { n: 5000, onReject: [tooComplex] },
-        costLimit: { maxCost: 20_000, onReject: [tooComplex] },
+        costLimit: { maxCost: 50_000, onReject: [tooComplex] },
         // Field suggestions leak the schema; keep them only where introspection is on anyway.
         blockFieldSuggestion: { enabled: config.production },
       }),

@@ -1,9 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig, type UpstreamUrls } from './config.js';
 import { DEMO_QUERY } from './demo.js';
 import { createLogger } from './logger.js';
 import { createServices } from './services.js';
+import { startEventEmitter, type WebhookEmitter } from './simulator/events/index.js';
 import { startSimulator, type Simulator } from './simulator/index.js';
 
 /** The only module with side effects: read the configuration, listen, and shut down gracefully. */
@@ -27,6 +29,8 @@ async function main(): Promise<void> {
   } else {
     simulator = await startSimulator({ seed: config.simulatorSeed, clientKey: config.serviceClientKey ?? undefined });
     urls = simulator.urls;
+    // The simulator's events reach the webhook signed; a secret of this process's own makes that work out of the box.
+    if (!config.webhookSecret) config = Object.freeze({ ...config, webhookSecret: randomBytes(32).toString('hex') });
   }
 
   const services = createServices({ config, urls, logger });
@@ -41,6 +45,17 @@ async function main(): Promise<void> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const base = `http://localhost:${port}`;
+  let emitter: WebhookEmitter | null = null;
+  if (simulator && config.webhookSecret) {
+    emitter = startEventEmitter({
+      world: simulator.world,
+      targetUrl: `http://127.0.0.1:${port}/webhooks/events`,
+      secret: config.webhookSecret,
+      onDelivery: (result) => {
+        if (!result.delivered) logger.warn({ ...result }, 'simulator: event webhook not delivered');
+      },
+    });
+  }
 
   console.log(`\nGateway ready: GraphiQL at ${base}/graphql  (health ${base}/health, metrics ${base}/metrics)`);
   if (simulator) {
@@ -50,7 +65,8 @@ async function main(): Promise<void> {
     console.log(`  Authorization: Bearer ${demo.token}`);
     console.log(`  X-Service-Client-Key: ${demo.clientKey}`);
     console.log(`  X-Service-Api-Key: ${demo.apiKey}   (app ${demo.appId}, for sendNotification)`);
-    console.log(`Wallets to try: ${simulator.world.demoWallets.slice(0, 3).join(', ')}\n`);
+    console.log(`Wallets to try: ${simulator.world.demoWallets.slice(0, 3).join(', ')}`);
+    console.log('Live events: run `subscription { events { __typename kind symbol timestamp } }` in GraphiQL (the simulator posts signed webhooks every 10 s)\n');
   }
 
   let stopping = false;
@@ -59,6 +75,9 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'shutting down: draining in-flight requests');
     app.setDraining(true);
+    await emitter?.stop();
+    // Open event streams never end on their own: complete them so in-flight requests can finish.
+    await services.events.close();
     const force = setTimeout(() => {
       logger.warn('in-flight requests did not finish in time; closing connections');
       server.closeAllConnections();

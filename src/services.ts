@@ -1,7 +1,7 @@
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Config, UpstreamUrls } from './config.js';
 import { createEventHub, type EventHub } from './events/hub.js';
-import { createAssetCache, type AssetCache } from './loaders/asset-cache.js';
+import { createAssetCache, type AssetCache, type AssetCacheOptions } from './loaders/asset-cache.js';
 import { createIdempotencyStore, type IdempotencyStore } from './loaders/idempotency.js';
 import { createMarketIndex, type MarketIndex } from './loaders/market-index.js';
 import type { Logger } from './logger.js';
@@ -35,6 +35,8 @@ export interface ServicesOptions {
   logger: Logger;
   /** Overrides of the upstream layer's settings (tests turn off breakers and retries). */
   upstream?: Partial<UpstreamConfig>;
+  /** Sizes and TTLs of the shared asset cache (tests use short ones and a fake clock). */
+  assetCache?: AssetCacheOptions;
 }
 
 export function createServices(options: ServicesOptions): Services {
@@ -73,7 +75,7 @@ export function createServices(options: ServicesOptions): Services {
   });
 
   const deps: ServiceDeps = { config, logger, upstream, registry };
-  const assetCache = createAssetCache(deps);
+  const assetCache = createAssetCache(deps, options.assetCache);
   const marketIndex = createMarketIndex(deps, { onTokens: (tokens) => assetCache.rememberTokens(tokens) });
   const idempotency = createIdempotencyStore(deps);
   const events = createEventHub(deps);

@@ -1,2 +1,2 @@
-// Implemented by the events domain.
-export {};
+import './event.js';
+import './kinds.js';

@@ -1,0 +1,51 @@
+import type { Redis } from 'ioredis';
+import { LRUCache } from 'lru-cache';
+import type { Logger } from '../logger.js';
+
+/** How long an event id is remembered: far longer than the upstream's five retries with backoff take. */
+export const SEEN_TTL_SECONDS = 24 * 60 * 60;
+/** Ids remembered in process; the oldest go first past this. */
+export const SEEN_MAX_LOCAL = 50_000;
+
+/** Remembers which event ids were delivered, so a retried webhook is not delivered twice. */
+export interface SeenIds {
+  /** For each id in order: `true` when it is new (and is now remembered), `false` for a repeat. */
+  claim(ids: readonly string[]): Promise<boolean[]>;
+}
+
+export function createSeenIds(options: { redis?: Redis | null; keyPrefix?: string; logger: Logger }): SeenIds {
+  const local = new LRUCache<string, true>({ max: SEEN_MAX_LOCAL, ttl: SEEN_TTL_SECONDS * 1000 });
+  const { redis, logger } = options;
+  const prefix = options.keyPrefix ?? 'gateway:events:seen:';
+
+  return {
+    async claim(ids) {
+      const fresh = ids.map((id) => {
+        if (local.has(id)) return false;
+        local.set(id, true);
+        return true;
+      });
+      const toCheck = ids.filter((_, i) => fresh[i]);
+      if (!redis || toCheck.length === 0) return fresh;
+
+      // A retry may land on another replica: the shared SET NX decides who delivers it.
+      let shared: boolean[];
+      try {
+        const pipeline = redis.pipeline();
+        for (const id of toCheck) pipeline.set(prefix + id, '1', 'EX', SEEN_TTL_SECONDS, 'NX');
+        const results = (await pipeline.exec()) ?? [];
+        shared = toCheck.map((_, i) => {
+          const [error, reply] = results[i] ?? [new Error('no reply'), null];
+          if (error) throw error;
+          return reply === 'OK';
+        });
+      } catch (error) {
+        // Delivering a rare repeat beats dropping events while Redis is away.
+        logger.warn({ err: error }, 'event dedupe: Redis unavailable, deduplicating in process only');
+        return fresh;
+      }
+      let next = 0;
+      return fresh.map((isFresh) => (isFresh ? shared[next++]! : false));
+    },
+  };
+}

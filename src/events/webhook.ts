@@ -1,0 +1,92 @@
+import type { Plugin } from 'graphql-yoga';
+import type { Logger } from '../logger.js';
+import type { EventHub } from './hub.js';
+import { parseWebhookBody } from './parse.js';
+import { verifySignature } from './signature.js';
+
+export const WEBHOOK_PATH = '/webhooks/events';
+/** Largest webhook body accepted (413 beyond). */
+export const MAX_WEBHOOK_BODY_BYTES = 1024 * 1024;
+
+export interface WebhookOptions {
+  /** `WEBHOOK_SECRET`: the plugin is only installed when it is set (the path is 404 otherwise). */
+  secret: string;
+  events: EventHub;
+  logger: Logger;
+  maxBodyBytes?: number;
+}
+
+/**
+ * `POST /webhooks/events` (UPSTREAM.md section 4): checks size, then signature and timestamp, then
+ * shape, and hands the batch to the hub. Answers as soon as repeats are known; delivery to
+ * subscribers is not awaited. A non-2xx answer makes the upstream retry the same batch.
+ */
+export function useEventsWebhook(options: WebhookOptions): Plugin {
+  const { secret, events, logger } = options;
+  const maxBodyBytes = options.maxBodyBytes ?? MAX_WEBHOOK_BODY_BYTES;
+
+  async function handle(request: Request, fetchAPI: { Response: typeof Response }): Promise<Response> {
+    const reply = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+      new fetchAPI.Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+
+    if (request.method !== 'POST') return reply(405, { error: 'use POST' }, { allow: 'POST' });
+    const declared = Number(request.headers.get('content-length') ?? 0);
+    if (declared > maxBodyBytes) return reply(413, { error: `body larger than ${maxBodyBytes} bytes` });
+    const rawBody = await readAtMost(request, maxBodyBytes);
+    if (!rawBody) return reply(413, { error: `body larger than ${maxBodyBytes} bytes` });
+
+    const verdict = verifySignature(secret, {
+      timestamp: request.headers.get('x-service-timestamp'),
+      signature: request.headers.get('x-service-signature'),
+      rawBody,
+    });
+    if (!verdict.ok) {
+      logger.warn({ reason: verdict.reason }, 'webhook: rejected');
+      return reply(401, { error: verdict.reason });
+    }
+
+    let body: unknown;
+    try {
+      body = JSON.parse(Buffer.from(rawBody).toString('utf8'));
+    } catch {
+      return reply(400, { error: 'body is not valid JSON' });
+    }
+    const batch = parseWebhookBody(body);
+    if ('error' in batch) return reply(400, { error: batch.error });
+
+    const { duplicates, ignored } = await events.receive(batch);
+    return reply(200, { received: batch.events.length + batch.ignored.length, duplicates, ignored });
+  }
+
+  return {
+    async onRequest({ request, url, endResponse, fetchAPI }) {
+      if (url.pathname !== WEBHOOK_PATH) return;
+      try {
+        endResponse(await handle(request, fetchAPI));
+      } catch (err) {
+        // 5xx makes the upstream retry later; the ids it already delivered stay deduplicated.
+        logger.error({ err }, 'webhook: failed');
+        endResponse(new fetchAPI.Response(JSON.stringify({ error: 'internal error' }), { status: 500, headers: { 'content-type': 'application/json' } }));
+      }
+    },
+  };
+}
+
+/** The body's bytes, or `null` once more than `limit` arrive (the rest is not read). */
+async function readAtMost(request: Request, limit: number): Promise<Uint8Array | null> {
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
