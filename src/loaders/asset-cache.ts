@@ -8,31 +8,48 @@ import { isValidAssetId, parseAssetId, type AssetsClient } from '../upstream/ind
 /**
  * The shared cache of public asset data, built once per process.
  *
- * Freshness follows what a copy holds: a copy with a price is fresh for `priceTtlMs` (prices move), a
- * copy without one holds only metadata and is fresh for `metadataTtlMs`, an unknown id (404) is
- * remembered for `notFoundTtlMs`. What a lookup serves, and the `metadataSource` it reports:
+ * One copy per asset, judged by what the lookup needs: metadata (name, symbol, image ...) is fresh for
+ * `metadataTtlMs`, a price for `priceTtlMs` (prices move); an unknown id (404) is remembered for
+ * `notFoundTtlMs` whatever the need. `Asset` fields look up the metadata; `Asset.price` looks up the
+ * price, so a query without prices is answered from a copy hours old while one with prices refreshes
+ * it every few seconds. What a lookup serves, and the `metadataSource` it reports:
  *
- * - a fresh copy: `CACHE` (`FALLBACK` when the copy came from the second assets service), no call;
- * - a copy past its TTL by less than `staleWhileRevalidateMs`: the copy at once as `STALE`, while one
+ * - a copy within the TTL of the need: `CACHE` (`FALLBACK` when the copy came from the second assets
+ *   service), no call;
+ * - a copy past that TTL by less than `staleWhileRevalidateMs`: the copy at once as `STALE`, while one
  *   refresh per id runs in the background;
- * - otherwise the assets service is asked (one call per id in flight, shared by concurrent requests):
- *   `PRIMARY`. When it fails (5xx, timeout, refused, breaker open, 429), in this order: the last good
- *   copy up to `maxStaleMs` old (`STALE`, its price included); the second assets service (`FALLBACK`);
- *   the token records of market listings and positions (`FALLBACK`, metadata only: `price` is null and
- *   flagged `priceUnavailable`). When none has the asset, the service's error is raised.
+ * - otherwise the assets service is asked (one call per id in flight, shared by concurrent requests and
+ *   both needs): `PRIMARY`. When it fails (5xx, timeout, refused, breaker open, 429), in this order: the
+ *   last good copy up to `maxStaleMs` old (`STALE`, its price included); the second assets service
+ *   (`FALLBACK`); the token records of market listings and positions (`FALLBACK`, metadata only:
+ *   `price` is null and flagged `priceUnavailable`). When none has the asset, the service's error is raised.
  *
- * `STALE` therefore always means "a copy older than its TTL"; `FALLBACK` means "not from the assets
- * service itself". A 404 is an answer, not a failure: it gives `null` and is cached briefly.
+ * `STALE` therefore always means "a copy older than the TTL of what was needed"; `FALLBACK` means "not
+ * from the assets service itself". The schema's `metadataSource` is that of the metadata lookup; the
+ * price's age shows in `price.updatedAt`. A 404 is an answer, not a failure: it gives `null` and is
+ * cached briefly.
  */
 export interface AssetCache {
   /** Token records seen in market listings and positions: the last metadata fallback when the assets service fails. */
   rememberTokens(tokens: readonly TokenRef[]): void;
   /**
-   * The asset through the cache and the fallback chain above. `null` when the service does not know
-   * the id, or the id is not a valid asset id (no call is made). Rejects with the assets service's
-   * `UpstreamError` when nothing has the asset.
+   * The asset through the cache and the fallback chain above, fresh for `need`. `asset` is `null` when
+   * the service does not know the id, or the id is not a valid asset id (no call is made). Rejects with
+   * the assets service's `UpstreamError` when nothing has the asset.
    */
-  get(assetId: string): Promise<AssetView | null>;
+  get(assetId: string, need: AssetNeed): Promise<AssetLookup>;
+}
+
+/** What a lookup needs fresh: the metadata (good for hours) or the price (good for seconds). */
+export type AssetNeed = 'metadata' | 'price';
+
+export interface AssetLookup {
+  asset: AssetView | null;
+  /**
+   * The assets service was asked for this answer (it answered or failed, the fallbacks included): in
+   * the same request, a lookup for any need would learn nothing newer, and must not call again.
+   */
+  asked: boolean;
 }
 
 export interface AssetCacheOptions {
@@ -40,9 +57,9 @@ export interface AssetCacheOptions {
   maxEntries?: number;
   /** Approximate size of the held copies in bytes at most. Default 32 MiB. */
   maxSizeBytes?: number;
-  /** A copy with a price is fresh this long. Default 30 s. */
+  /** A copy's price is fresh this long (lookups for `Asset.price`). Default 30 s. */
   priceTtlMs?: number;
-  /** A copy without a price (metadata only) is fresh this long. Default 6 h. */
+  /** A copy's metadata is fresh this long (every other lookup). Default 6 h. */
   metadataTtlMs?: number;
   /** Past its TTL, a copy is still served at once for this long while it is refreshed in the background. Default 30 s. */
   staleWhileRevalidateMs?: number;
@@ -95,17 +112,17 @@ export function createAssetCache(deps: ServiceDeps, options: AssetCacheOptions =
 
   const lookups = new Counter({
     name: 'gateway_asset_lookups_total',
-    help: 'Asset lookups through the shared asset cache, by the metadata source served.',
-    labelNames: ['source'],
+    help: 'Asset lookups through the shared asset cache, by what they needed fresh and the metadata source served.',
+    labelNames: ['need', 'source'],
     registers: [deps.registry],
   });
 
-  const ttlOf = (copy: Copy): number =>
-    copy.asset === null ? o.notFoundTtlMs : copy.asset.price ? o.priceTtlMs : o.metadataTtlMs;
+  const ttlOf = (copy: Copy, need: AssetNeed): number =>
+    copy.asset === null ? o.notFoundTtlMs : need === 'price' ? o.priceTtlMs : o.metadataTtlMs;
 
-  function serve(copy: Copy, source: MetadataSource): AssetView | null {
-    lookups.inc({ source });
-    return copy.asset && { ...copy.asset, metadataSource: source };
+  function serve(copy: Copy, need: AssetNeed, source: MetadataSource, asked: boolean): AssetLookup {
+    lookups.inc({ need, source });
+    return { asset: copy.asset && { ...copy.asset, metadataSource: source }, asked };
   }
 
   /** One call per service and id at a time, whoever asks; a found asset (and the primary's 404) is kept. */
@@ -127,15 +144,15 @@ export function createAssetCache(deps: ServiceDeps, options: AssetCacheOptions =
     return pending;
   }
 
-  async function afterFailure(assetId: string, error: unknown): Promise<AssetView | null> {
+  async function afterFailure(assetId: string, need: AssetNeed, error: unknown): Promise<AssetLookup> {
     const copy = copies.get(assetId);
-    if (copy?.asset) return serve(copy, 'STALE');
+    if (copy?.asset) return serve(copy, need, 'STALE', true);
 
     let unknownToSecond = false;
     if (upstream.assetsFallback) {
       try {
         const second = await fetchCopy(assetId, upstream.assetsFallback, 'fallback');
-        if (second.asset) return serve(second, 'FALLBACK');
+        if (second.asset) return serve(second, need, 'FALLBACK', true);
         unknownToSecond = true;
       } catch (secondError) {
         logger.warn({ err: secondError, assetId }, 'second assets service failed too');
@@ -144,10 +161,10 @@ export function createAssetCache(deps: ServiceDeps, options: AssetCacheOptions =
 
     const token = tokenRecords.get(assetId);
     if (token) {
-      lookups.inc({ source: 'FALLBACK' });
-      return { ...assetFromToken(token), metadataSource: 'FALLBACK', priceUnavailable: true };
+      lookups.inc({ need, source: 'FALLBACK' });
+      return { asset: { ...assetFromToken(token), metadataSource: 'FALLBACK', priceUnavailable: true }, asked: true };
     }
-    if (unknownToSecond) return null;
+    if (unknownToSecond) return { asset: null, asked: true };
     throw error;
   }
 
@@ -158,24 +175,24 @@ export function createAssetCache(deps: ServiceDeps, options: AssetCacheOptions =
       }
     },
 
-    async get(assetId) {
-      if (!isValidAssetId(assetId)) return null;
+    async get(assetId, need) {
+      if (!isValidAssetId(assetId)) return { asset: null, asked: false };
       const copy = copies.get(assetId);
       if (copy) {
         const age = now() - copy.fetchedAt;
-        const ttl = ttlOf(copy);
-        if (age < ttl) return serve(copy, copy.origin === 'primary' ? 'CACHE' : 'FALLBACK');
+        const ttl = ttlOf(copy, need);
+        if (age < ttl) return serve(copy, need, copy.origin === 'primary' ? 'CACHE' : 'FALLBACK', false);
         if (age < ttl + o.staleWhileRevalidateMs) {
           fetchCopy(assetId, upstream.assets, 'primary').catch((error: unknown) =>
             logger.warn({ err: error, assetId }, 'background refresh of an asset failed; the copy stays'),
           );
-          return serve(copy, 'STALE');
+          return serve(copy, need, 'STALE', false);
         }
       }
       try {
-        return serve(await fetchCopy(assetId, upstream.assets, 'primary'), 'PRIMARY');
+        return serve(await fetchCopy(assetId, upstream.assets, 'primary'), need, 'PRIMARY', true);
       } catch (error) {
-        return afterFailure(assetId, error);
+        return afterFailure(assetId, need, error);
       }
     },
   };

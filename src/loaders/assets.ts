@@ -16,8 +16,17 @@ export interface PriceHistoryKey {
 }
 
 export interface AssetLoaders {
-  /** By asset id (`solana:<address>`, `stock:AAPL` ...); null when unknown. Ids must be valid (checked by callers of user input). */
+  /**
+   * By asset id (`solana:<address>`, `stock:AAPL` ...); null when unknown. Ids must be valid (checked by
+   * callers of user input). Fresh for the metadata: its `price` may be as old as the metadata TTL, so
+   * read prices through `price`.
+   */
   asset: DataLoader<string, AssetView | null>;
+  /**
+   * The asset as `price` needs it: with a price within the price TTL (or the fallback chain's best),
+   * looked up once per loaded asset. Pass an asset this request loaded (`asset`, `token`).
+   */
+  price(asset: AssetView): Promise<AssetView | null>;
   /** A token of a market or position: the asset, or, when the assets service fails, its metadata from the token record. */
   token(ref: TokenRef): Promise<AssetView | null>;
   /** An asset's whole price series for a range (≤ 2 000 points, one upstream call); null when the asset is unknown. */
@@ -28,10 +37,24 @@ export interface AssetLoaders {
 export function createAssetLoaders(services: Services): AssetLoaders {
   const { assetCache, upstream } = services;
 
+  // Assets this request fetched (or tried to): their price is as fresh as it gets, so `price` does
+  // not ask again.
+  const fetched = new WeakSet<AssetView>();
+  // By the loaded asset rather than by id: a subscription reloads an asset for each event
+  // (`asset.clear(id)`), and its price must be looked up again with it.
+  const prices = new WeakMap<AssetView, Promise<AssetView | null>>();
+
   // The assets service has no batch read: a "batch" is the set of distinct ids of one tick, each
   // answered by the shared cache (which also shares calls in flight across requests).
   const asset = new DataLoader<string, AssetView | null>((ids) =>
-    Promise.all(ids.map((id) => assetCache.get(id).catch(asError))),
+    Promise.all(
+      ids.map((id) =>
+        assetCache.get(id, 'metadata').then((lookup) => {
+          if (lookup.asset && lookup.asked) fetched.add(lookup.asset);
+          return lookup.asset;
+        }, asError),
+      ),
+    ),
   );
 
   const priceHistory = new DataLoader<PriceHistoryKey, PriceHistory | null, string>(
@@ -49,6 +72,16 @@ export function createAssetLoaders(services: Services): AssetLoaders {
   return {
     asset,
     priceHistory,
+    price(loaded) {
+      // Fetched (or tried) for this request, or a token record standing in for a failed service: asking again would learn nothing.
+      if (fetched.has(loaded) || loaded.priceUnavailable) return Promise.resolve(loaded);
+      let pending = prices.get(loaded);
+      if (!pending) {
+        pending = assetCache.get(loaded.assetId, 'price').then((lookup) => lookup.asset);
+        prices.set(loaded, pending);
+      }
+      return pending;
+    },
     async token(ref) {
       assetCache.rememberTokens([ref]);
       // The cache falls back to the record just remembered when the service fails, so a null here

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, test, vi } from 'vitest';
 import { createAssetLoaders } from '../../src/loaders/assets.js';
 import type { TokenRef } from '../../src/models/index.js';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
-import { startTestGateway, type TestGateway, type TestGatewayOptions } from '../helpers/gateway.js';
+import { startTestGateway, type GraphQLResponse, type TestGateway, type TestGatewayOptions } from '../helpers/gateway.js';
 
 const SOL = 'solana:So11111111111111111111111111111111111111112';
 const ASSET_ROUTE = 'GET /v0/assets/:id';
@@ -11,6 +11,17 @@ const ASSET_ROUTE = 'GET /v0/assets/:id';
 const ETH = 'ethereum:0xeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee';
 
 const ASSET = `query($id: String!) { asset(id: $id) { assetId name symbol decimals imageUrl metadataSource price { usd updatedAt } } }`;
+const PRICED = `query($ids: [String!]!) { assets(ids: $ids) { assetId symbol metadataSource price { usd updatedAt } } }`;
+const METADATA = `query($ids: [String!]!) { assets(ids: $ids) { assetId symbol imageUrl metadataSource } }`;
+
+const calls = (gw: TestGateway) => gw.sim.controls.count('assets', ASSET_ROUTE);
+const sources = (res: GraphQLResponse) => res.data!['assets'].map((a: any) => a.metadataSource);
+/** Ids of world assets other than SOL. */
+const worldIds = (gw: TestGateway, n: number) =>
+  gw.sim.world.assets
+    .map((a) => a.id)
+    .filter((id) => id !== SOL)
+    .slice(0, n);
 
 /** Everything a test started, closed after it. */
 const open: { close(): Promise<void> }[] = [];
@@ -68,15 +79,104 @@ describe('metadataSource and the call budget', () => {
     expect(gw.sim.controls.count('assets', ASSET_ROUTE)).toBe(1);
   });
 
-  test('past the price TTL the asset is fetched again', async () => {
+  test('a query over K assets selecting price: K calls cold, none within the price TTL, exactly K past it', async () => {
     const clock = fakeClock();
     const gw = await gateway({ assetCache: { now: clock.now, priceTtlMs: 1_000, staleWhileRevalidateMs: 0 } });
-    await gw.execute(ASSET, { id: SOL });
+    const ids = worldIds(gw, 3);
+    // Each id twice: the metadata and the price of one asset cost one call, however often it appears.
+    const variables = { ids: [...ids, ...ids] };
+
+    const cold = await gw.execute(PRICED, variables);
+    expect(cold.errors).toBeUndefined();
+    expect(sources(cold)).toEqual(Array(6).fill('PRIMARY'));
+    for (const asset of cold.data!['assets']) expect(asset.price.usd).toBeGreaterThan(0);
+    expect(calls(gw)).toBe(3);
+
     clock.advance(999);
-    expect((await gw.execute(ASSET, { id: SOL })).data!['asset'].metadataSource).toBe('CACHE');
+    const warm = await gw.execute(PRICED, variables);
+    expect(warm.data!['assets']).toEqual(cold.data!['assets'].map((a: any) => ({ ...a, metadataSource: 'CACHE' })));
+    expect(calls(gw)).toBe(3);
+
+    // Past the price TTL the prices are fetched again; the metadata is still within its own TTL.
     clock.advance(2);
-    expect((await gw.execute(ASSET, { id: SOL })).data!['asset'].metadataSource).toBe('PRIMARY');
-    expect(gw.sim.controls.count('assets', ASSET_ROUTE)).toBe(2);
+    const later = await gw.execute(PRICED, variables);
+    expect(later.errors).toBeUndefined();
+    expect(sources(later)).toEqual(Array(6).fill('CACHE'));
+    expect(calls(gw)).toBe(6);
+  });
+
+  test('a metadata-only query makes no call past the price TTL until the metadata TTL ends; selecting price then costs K calls', async () => {
+    const clock = fakeClock();
+    const gw = await gateway({ assetCache: { now: clock.now, priceTtlMs: 1_000, metadataTtlMs: 60_000, staleWhileRevalidateMs: 0 } });
+    const ids = [SOL, ...worldIds(gw, 2)];
+
+    const cold = await gw.execute(METADATA, { ids });
+    expect(sources(cold)).toEqual(['PRIMARY', 'PRIMARY', 'PRIMARY']);
+    expect(calls(gw)).toBe(3);
+
+    clock.advance(30_000);
+    const cached = await gw.execute(METADATA, { ids });
+    expect(cached.data!['assets']).toEqual(cold.data!['assets'].map((a: any) => ({ ...a, metadataSource: 'CACHE' })));
+    // A market's or position's token is metadata too.
+    expect(await createAssetLoaders(gw.services).token(tokenRecord(gw, SOL))).toMatchObject({ assetId: SOL, metadataSource: 'CACHE' });
+    expect(calls(gw)).toBe(3);
+
+    const priced = await gw.execute(PRICED, { ids });
+    expect(priced.errors).toBeUndefined();
+    expect(sources(priced)).toEqual(['CACHE', 'CACHE', 'CACHE']);
+    for (const asset of priced.data!['assets']) expect(asset.price.usd).toBeGreaterThan(0);
+    expect(calls(gw)).toBe(6);
+
+    // Fetching the prices refreshed the whole copies: the metadata TTL counts from then.
+    clock.advance(59_999);
+    await gw.execute(METADATA, { ids });
+    expect(calls(gw)).toBe(6);
+    clock.advance(2);
+    expect(sources(await gw.execute(METADATA, { ids }))).toEqual(['PRIMARY', 'PRIMARY', 'PRIMARY']);
+    expect(calls(gw)).toBe(9);
+  });
+
+  test('a lookup is judged by the TTL of what it needs: the metadata, or the price', async () => {
+    const clock = fakeClock();
+    const gw = await gateway({ assetCache: { now: clock.now, priceTtlMs: 1_000, staleWhileRevalidateMs: 10_000 } });
+    const cache = gw.services.assetCache;
+    expect(await cache.get(SOL, 'price')).toMatchObject({ asset: { metadataSource: 'PRIMARY' }, asked: true });
+
+    clock.advance(5_000);
+    gw.sim.controls.setLatency({ service: 'assets' }, { fixedMs: 150 });
+    expect(await cache.get(SOL, 'metadata')).toMatchObject({ asset: { metadataSource: 'CACHE' }, asked: false });
+    expect(calls(gw)).toBe(1);
+    // Within the revalidation window: the copy at once, refreshed in the background.
+    expect(await cache.get(SOL, 'price')).toMatchObject({ asset: { metadataSource: 'STALE' }, asked: false });
+    await vi.waitFor(async () => expect(await cache.get(SOL, 'price')).toMatchObject({ asset: { metadataSource: 'CACHE' } }));
+    expect(calls(gw)).toBe(2);
+
+    // Past the window the lookup waits for the service.
+    clock.advance(20_000);
+    expect(await cache.get(SOL, 'metadata')).toMatchObject({ asset: { metadataSource: 'CACHE' }, asked: false });
+    expect(await cache.get(SOL, 'price')).toMatchObject({ asset: { metadataSource: 'PRIMARY' }, asked: true });
+    expect(calls(gw)).toBe(3);
+  });
+
+  test('the price is looked up once per loaded asset: again only when the asset is loaded again (a subscription\'s next event)', async () => {
+    const clock = fakeClock();
+    const gw = await gateway({ assetCache: { now: clock.now, priceTtlMs: 1_000, staleWhileRevalidateMs: 0 } });
+    const loaders = createAssetLoaders(gw.services);
+    const first = (await loaders.asset.load(SOL))!;
+    // Fetched for this request: its price is used as is.
+    expect(await loaders.price(first)).toBe(first);
+    expect(calls(gw)).toBe(1);
+
+    clock.advance(5_000);
+    expect(await loaders.price(first)).toBe(first);
+    expect(calls(gw)).toBe(1);
+
+    const reloaded = (await loaders.asset.clear(SOL).load(SOL))!;
+    expect(reloaded.metadataSource).toBe('CACHE');
+    const priced = await loaders.price(reloaded);
+    expect(priced).toMatchObject({ assetId: SOL, metadataSource: 'PRIMARY' });
+    expect(await loaders.price(reloaded)).toBe(priced);
+    expect(calls(gw)).toBe(2);
   });
 
   test('an unknown id is remembered briefly: null again without a call, then asked again', async () => {
@@ -94,9 +194,9 @@ describe('metadataSource and the call budget', () => {
     expect(gw.sim.controls.count('assets', ASSET_ROUTE)).toBe(2);
   });
 
-  test('stale-while-revalidate: the copy at once as STALE, one background refresh for all requests, then CACHE', async () => {
+  test('stale-while-revalidate: the copy at once as STALE, one background refresh for all requests and both needs, then CACHE', async () => {
     const clock = fakeClock();
-    const gw = await gateway({ assetCache: { now: clock.now, priceTtlMs: 1_000, staleWhileRevalidateMs: 10_000 } });
+    const gw = await gateway({ assetCache: { now: clock.now, priceTtlMs: 1_000, metadataTtlMs: 1_000, staleWhileRevalidateMs: 10_000 } });
     const first = await gw.execute(ASSET, { id: SOL });
     expect(first.data!['asset'].metadataSource).toBe('PRIMARY');
 
@@ -141,7 +241,7 @@ describe.each(Object.keys(faults))('when the assets service fails (%s)', (fault)
 
   test('a warm cache serves the last good copy as STALE, price included, without an error', async () => {
     const clock = fakeClock();
-    const { gw, fail } = await start({ assetCache: { now: clock.now, priceTtlMs: 1_000, staleWhileRevalidateMs: 0 } });
+    const { gw, fail } = await start({ assetCache: { now: clock.now, priceTtlMs: 1_000, metadataTtlMs: 1_000, staleWhileRevalidateMs: 0 } });
     const warm = await gw.execute(ASSET, { id: SOL });
     expect(warm.data!['asset'].metadataSource).toBe('PRIMARY');
 
@@ -150,6 +250,18 @@ describe.each(Object.keys(faults))('when the assets service fails (%s)', (fault)
     const res = await gw.execute(ASSET, { id: SOL });
     expect(res.errors).toBeUndefined();
     expect(res.data!['asset']).toEqual({ ...warm.data!['asset'], metadataSource: 'STALE' });
+  });
+
+  test('a price past its TTL is the last good copy\'s, without an error, while the metadata is within its TTL', async () => {
+    const clock = fakeClock();
+    const { gw, fail } = await start({ assetCache: { now: clock.now, priceTtlMs: 1_000, staleWhileRevalidateMs: 0 } });
+    const warm = await gw.execute(ASSET, { id: SOL });
+
+    await fail();
+    clock.advance(60_000);
+    const res = await gw.execute(ASSET, { id: SOL });
+    expect(res.errors).toBeUndefined();
+    expect(res.data!['asset']).toEqual({ ...warm.data!['asset'], metadataSource: 'CACHE' });
   });
 
   test('a cold cache serves the remembered token record as FALLBACK; only price errs, with UPSTREAM_UNAVAILABLE', async () => {
@@ -194,12 +306,40 @@ describe.each(Object.keys(faults))('when the assets service fails (%s)', (fault)
   });
 });
 
+describe('while the assets service fails, each id is asked once per request, for the metadata and the price together', () => {
+  test('past both TTLs: the last good copies as STALE, prices included, K calls for K assets', async () => {
+    const clock = fakeClock();
+    const gw = await gateway({ assetCache: { now: clock.now, priceTtlMs: 1_000, metadataTtlMs: 10_000, staleWhileRevalidateMs: 0 } });
+    const ids = worldIds(gw, 3);
+    const warm = await gw.execute(PRICED, { ids: [...ids, ...ids] });
+
+    gw.sim.controls.setFault({ service: 'assets' }, { status: 503 });
+    gw.sim.controls.resetCounts();
+    clock.advance(60_000);
+    const res = await gw.execute(PRICED, { ids: [...ids, ...ids] });
+    expect(res.errors).toBeUndefined();
+    expect(res.data!['assets']).toEqual(warm.data!['assets'].map((a: any) => ({ ...a, metadataSource: 'STALE' })));
+    expect(calls(gw)).toBe(3);
+  });
+
+  test('a cold cache: the token record, its price null with UPSTREAM_UNAVAILABLE, after one call', async () => {
+    const gw = await gateway();
+    gw.services.assetCache.rememberTokens([tokenRecord(gw, SOL)]);
+    gw.sim.controls.setFault({ service: 'assets' }, { status: 503 });
+
+    const res = await gw.execute(ASSET, { id: SOL });
+    expect(res.data!['asset']).toMatchObject({ symbol: 'SOL', metadataSource: 'FALLBACK', price: null });
+    expect(res.errors).toMatchObject([{ path: ['asset', 'price'], extensions: { code: 'UPSTREAM_UNAVAILABLE' } }]);
+    expect(calls(gw)).toBe(1);
+  });
+});
+
 test('with the circuit breaker open, copies are still served as STALE without calling the failing service', async () => {
   const clock = fakeClock();
   const gw = await gateway({
     // Four good calls then two failures: 33 % of the window, over the threshold.
     upstream: { breaker: { volumeThreshold: 2, errorThresholdPercentage: 30, resetTimeoutMs: 60_000 } },
-    assetCache: { now: clock.now, priceTtlMs: 1_000, staleWhileRevalidateMs: 0 },
+    assetCache: { now: clock.now, priceTtlMs: 1_000, metadataTtlMs: 1_000, staleWhileRevalidateMs: 0 },
   });
   const ids = gw.sim.world.assets.slice(0, 4).map((a) => a.id);
   for (const id of ids) await gw.execute(ASSET, { id });

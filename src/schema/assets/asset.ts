@@ -28,13 +28,14 @@ export const AssetTypeEnum = builder.enumType('AssetType', {
 });
 
 export const MetadataSourceEnum = builder.enumType('MetadataSource', {
-  description: "Where an asset's data came from on this request.",
+  description:
+    "Where an asset's metadata came from on this request. The price is kept fresh on its own (30 s time-to-live, served stale the same ways): see price.updatedAt.",
   values: {
     PRIMARY: { description: 'Fetched from the assets service for this request.' },
-    CACHE: { description: "The gateway's cached copy, within its time-to-live (30 s when it has a price, 6 h otherwise)." },
+    CACHE: { description: "The gateway's cached copy, within the metadata time-to-live (6 h)." },
     STALE: {
       description:
-        "The gateway's last good copy, older than its time-to-live: served while a refresh runs in the background, or because the assets service failed (up to 24 h old). Its price is the copy's; see price.updatedAt.",
+        "The gateway's last good copy, older than the metadata time-to-live: served while a refresh runs in the background, or because the assets service failed (up to 24 h old).",
     },
     FALLBACK: {
       description:
@@ -117,17 +118,24 @@ builder.node(AssetRef, {
     price: t.field({
       type: AssetPriceRef,
       description:
-        'The latest price; null when the asset has none, or (with an UPSTREAM_UNAVAILABLE error) when no assets service could be reached and no copy with a price exists.',
+        'The latest price, refreshed on its own time-to-live (30 s; the metadata keeps 6 h); null when the asset has none, or (with an UPSTREAM_UNAVAILABLE error) when no assets service could be reached and no copy with a price exists.',
       resolve: async (a, _args, ctx) => {
         const asset = await complete(a, ctx);
-        if (asset?.priceUnavailable) throw upstreamUnavailable('assets');
-        return asset?.price ?? null;
+        if (!asset) return null;
+        let priced;
+        try {
+          priced = await ctx.loaders.assets.price(asset);
+        } catch (error) {
+          throw toGraphQLError(error);
+        }
+        if (priced?.priceUnavailable) throw upstreamUnavailable('assets');
+        return priced?.price ?? null;
       },
     }),
     metadataSource: t.field({
       type: MetadataSourceEnum,
       nullable: false,
-      description: "Where this asset's data came from on this request.",
+      description: "Where this asset's metadata came from on this request (the price has its own freshness: see price.updatedAt).",
       resolve: (a) => a.metadataSource,
     }),
     priceHistory: t.connection(
