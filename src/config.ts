@@ -25,6 +25,8 @@ export interface Config {
   upstreamTimeoutMs: number;
   /** Seed of the embedded simulator's data. */
   simulatorSeed: number;
+  /** Upstream calls one query or mutation may make at most (lists and aliases multiply them). */
+  upstreamCallBudget: number;
 }
 
 export class ConfigError extends Error {
@@ -75,6 +77,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     positionsBatchSize: integer(env, 'POSITIONS_BATCH_SIZE', 1, 1, 25),
     upstreamTimeoutMs: integer(env, 'UPSTREAM_TIMEOUT_MS', 5000, 50, 120_000),
     simulatorSeed: integer(env, 'SIMULATOR_SEED', 42, 0, 2 ** 31 - 1),
+    upstreamCallBudget: integer(env, 'UPSTREAM_CALL_BUDGET', 500, 10, 100_000),
   });
 }
 

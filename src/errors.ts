@@ -40,10 +40,19 @@ export function toGraphQLError(error: unknown): GraphQLError {
       return new GraphQLError(`The ${error.service} service is rate limiting; retry later.`, {
         extensions: { code: 'RATE_LIMITED', upstream: error.service, retryAfterSeconds: error.retryAfterSeconds ?? null },
       });
+    case 'TOO_MANY_CALLS':
+      return new GraphQLError(
+        'This operation needs too many upstream calls: ask for fewer items (smaller lists, fewer aliases) per request.',
+        { extensions: { code: 'QUERY_TOO_COMPLEX' } },
+      );
+    case 'NOT_FOUND':
+      return new GraphQLError('Not found.', { extensions: { code: 'NOT_FOUND', upstream: error.service } });
     case 'BAD_REQUEST':
     case 'UNPROCESSABLE':
     case 'CONFLICT':
-      return new GraphQLError(error.upstreamMessage ?? 'The request was refused.', {
+      // The gateway checks input before calling, so this is a disagreement with the upstream; its own
+      // text can carry internals (hosts, queries, stack frames), so it never reaches the caller.
+      return new GraphQLError(`The ${error.service} service refused the request.`, {
         extensions: { code: 'BAD_USER_INPUT', upstream: error.service },
       });
     default:

@@ -1,9 +1,14 @@
-import SchemaBuilder from '@pothos/core';
+import SchemaBuilder, { brandWithType } from '@pothos/core';
 import DataloaderPlugin from '@pothos/plugin-dataloader';
 import RelayPlugin from '@pothos/plugin-relay';
+import { decodeGlobalID } from '@pothos/plugin-relay';
 import { isObjectType, type GraphQLSchema } from 'graphql';
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
 import type { Context } from '../context.js';
+import { badUserInput, toGraphQLError } from '../errors.js';
+
+/** Ids one `nodes(ids:)` takes at most: each may cost an upstream call. */
+export const MAX_NODES = 100;
 
 /**
  * The one schema builder: plugins, scalars and the context type. Domain types live beside their root
@@ -41,6 +46,14 @@ export const builder = new SchemaBuilder<{
     afterArgOptions: { description: 'Return the items after this cursor.' },
     lastArgOptions: { description: 'How many items to return, counting back from `before`.' },
     beforeArgOptions: { description: 'Return the items before this cursor.' },
+    // A malformed id decodes to no type: with the check below it is unknown (null), not an error.
+    decodeGlobalID: (globalID) => {
+      try {
+        return decodeGlobalID(globalID);
+      } catch {
+        return { typename: '', id: '' };
+      }
+    },
     // An id naming no Node object type (a forged or stale id, an interface name) is unknown: null, not an error.
     nodeQueryOptions: {
       description: 'Fetches any object by its global id; null when it does not exist or is not yours to see.',
@@ -48,15 +61,26 @@ export const builder = new SchemaBuilder<{
         isNodeObject(info.schema, args.id.typename) ? resolveNode(args.id) : null,
     },
     nodesQueryOptions: {
-      description: 'Fetches objects by their global ids, in order; null for each one that does not exist.',
-      resolve: async (_root, args, _context, info, resolveNodes) => {
+      description: `Fetches objects by their global ids (at most ${MAX_NODES}), in order; null for each one that does not exist or failed (with its error).`,
+      resolve: (_root, args, _context, info, resolveNodes) => {
         const all = args.ids;
-        const known = all.filter((id) => isNodeObject(info.schema, id.typename));
-        // Pothos resolves `args.ids` itself; hand it only the ids it can resolve, then restore the order.
-        (args as { ids: typeof all }).ids = known;
-        const resolved = await resolveNodes(known);
-        let next = 0;
-        return all.map((id) => (isNodeObject(info.schema, id.typename) ? resolved[next++] : null));
+        if (all.length > MAX_NODES) throw badUserInput(`nodes takes at most ${MAX_NODES} ids; got ${all.length}.`, 'ids');
+        // Pothos resolves whatever `args.ids` holds when called: one id at a time, so that one failing
+        // id costs only its own slot (an Error in a list slot nulls that item alone), not the whole list.
+        return all.map((id) => {
+          if (!isNodeObject(info.schema, id.typename)) return null;
+          (args as { ids: typeof all }).ids = [id];
+          return (async () => {
+            try {
+              // A node another field of the request loaded comes back from Pothos' cache untagged (even as a promise).
+              const node: unknown = await (await resolveNodes([id]))[0];
+              if (node && typeof node === 'object') brandWithType(node, id.typename as never);
+              return node ?? null;
+            } catch (error) {
+              return toGraphQLError(error);
+            }
+          })();
+        });
       },
     },
   },

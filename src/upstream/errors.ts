@@ -8,7 +8,9 @@ export type UpstreamErrorKind =
   | 'CONFLICT'
   | 'UNPROCESSABLE'
   | 'RATE_LIMITED'
-  | 'UNAVAILABLE';
+  | 'UNAVAILABLE'
+  /** Not an answer of the upstream: the operation spent its budget of upstream calls (see budget.ts). */
+  | 'TOO_MANY_CALLS';
 
 export interface UpstreamErrorInit {
   service: ServiceName;

@@ -1,5 +1,6 @@
 import CircuitBreaker from 'opossum';
 import { Agent, request, type Dispatcher } from 'undici';
+import { spendCall } from './budget.js';
 import { UpstreamError, badBody, type ServiceName, type UpstreamErrorKind } from './errors.js';
 
 export { UpstreamError, isUpstreamError, type ServiceName, type UpstreamErrorKind } from './errors.js';
@@ -178,6 +179,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     options.breaker === false ? null : createBreaker(service, options.breaker ?? {}, options.onBreakerStateChange);
 
   async function call<T>(method: 'GET' | 'POST', p: string, opts: GetOptions & PostOptions): Promise<T> {
+    spendCall(service);
     const started = performance.now();
     const route = opts.route ?? `${method} ${p}`;
     const state = { attempts: 0, status: undefined as number | undefined };
