@@ -23,6 +23,8 @@ export interface Config {
   positionsBatchSize: number;
   /** Upstream request deadline in milliseconds. */
   upstreamTimeoutMs: number;
+  /** Deadline of assets calls: shorter, since token metadata has fallbacks and a hanging service should not stall pages. */
+  assetsTimeoutMs: number;
   /** Seed of the embedded simulator's data. */
   simulatorSeed: number;
   /** Upstream calls one query or mutation may make at most (lists and aliases multiply them). */
@@ -76,6 +78,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     logLevel,
     positionsBatchSize: integer(env, 'POSITIONS_BATCH_SIZE', 1, 1, 25),
     upstreamTimeoutMs: integer(env, 'UPSTREAM_TIMEOUT_MS', 5000, 50, 120_000),
+    assetsTimeoutMs: integer(env, 'ASSETS_TIMEOUT_MS', 1500, 50, 120_000),
     simulatorSeed: integer(env, 'SIMULATOR_SEED', 42, 0, 2 ** 31 - 1),
     upstreamCallBudget: integer(env, 'UPSTREAM_CALL_BUDGET', 500, 10, 100_000),
   });

@@ -65,6 +65,7 @@ export function createServices(options: ServicesOptions): Services {
     assetsFallbackUrl: config.assetsFallbackUrl,
     serviceClientKey: config.serviceClientKey,
     timeoutMs: config.upstreamTimeoutMs,
+    serviceTimeoutMs: { assets: config.assetsTimeoutMs, assetsFallback: config.assetsTimeoutMs },
     onRequest: (info) => {
       const status = info.status === undefined ? 'error' : String(info.status);
       calls.inc({ service: info.service, route: info.route, status });

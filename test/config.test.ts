@@ -8,6 +8,9 @@ describe('loadConfig', () => {
     expect(config.upstreams).toBeNull();
     expect(config.webhookSecret).toBeNull();
     expect(config.positionsBatchSize).toBe(1);
+    expect(config.upstreamTimeoutMs).toBe(5000);
+    expect(config.assetsTimeoutMs).toBe(1500);
+    expect(config.upstreamCallBudget).toBe(500);
     expect(config.production).toBe(false);
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -40,6 +43,8 @@ describe('loadConfig', () => {
     ['POSITIONS_BATCH_SIZE', '26', /POSITIONS_BATCH_SIZE/],
     ['POSITIONS_BATCH_SIZE', '0', /POSITIONS_BATCH_SIZE/],
     ['LOG_LEVEL', 'loud', /LOG_LEVEL/],
+    ['ASSETS_TIMEOUT_MS', '10', /ASSETS_TIMEOUT_MS/],
+    ['UPSTREAM_CALL_BUDGET', '-1', /UPSTREAM_CALL_BUDGET/],
   ])('names %s when it is bad (%s)', (name, value, pattern) => {
     expect(() => loadConfig({ [name]: value })).toThrow(pattern);
   });

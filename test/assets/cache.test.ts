@@ -225,7 +225,7 @@ const faults: Record<string, (options: TestGatewayOptions) => Promise<{ gw: Test
     return { gw, fail: async () => gw.sim.controls.setFault({ service: 'assets' }, { status: 503 }) };
   },
   timeout: async (options) => {
-    const gw = await gateway({ ...options, config: { upstreamTimeoutMs: 150 } });
+    const gw = await gateway({ ...options, config: { upstreamTimeoutMs: 150, assetsTimeoutMs: 150 } });
     return { gw, fail: async () => gw.sim.controls.setFault({ service: 'assets' }, { hang: true }) };
   },
   'connection refused': async (options) => {
