@@ -366,15 +366,36 @@ describe('failures', () => {
     expect(data['prepareEmailChannel']).toEqual({ userErrors: [{ code: 'INVALID_EMAIL', field: ['email'] }] });
   });
 
-  it('answers a refusal without a code of its own as REJECTED with the service\'s message', async () => {
+  it("answers a refusal without a code of its own as REJECTED with the gateway's message, never the service's text", async () => {
+    const leaks = { 409: 'telegram channel is locked by worker at db.internal:5432', 422: 'at db.internal:5432', 400: 'SELECT * FROM channels' };
+    for (const [status, text] of Object.entries(leaks)) {
+      gw.sim.controls.setFault(
+        { service: 'alerts', route: 'POST /v2/channel/telegram/delete' },
+        { status: Number(status), body: JSON.stringify({ message: text, error: text }) },
+      );
+      const res = await gw.execute(`mutation { deleteTelegramChannel { userErrors { code message field } } }`, {}, gw.viewerHeaders);
+      expect(res.errors).toBeUndefined();
+      expect(res.data!['deleteTelegramChannel']).toEqual({ userErrors: [{ code: 'REJECTED', message: expect.any(String), field: null }] });
+      expect(JSON.stringify(res)).not.toContain('db.internal');
+      expect(JSON.stringify(res)).not.toContain(text);
+    }
+    expect(count('POST /v2/channel/telegram/delete')).toBe(3);
+  });
+
+  it("keeps the stable code of a mapped refusal without the service's text", async () => {
     gw.sim.controls.setFault(
-      { service: 'alerts', route: 'POST /v2/channel/telegram/delete' },
-      { status: 409, body: '{"message":"telegram channel is locked"}' },
+      { service: 'alerts', route: 'POST /v2/channel/email/verify' },
+      { status: 422, body: '{"message":"at db.internal:5432"}' },
     );
-    const data = await mutate(`mutation { deleteTelegramChannel { userErrors { code message field } } }`);
-    expect(data['deleteTelegramChannel']).toEqual({
-      userErrors: [{ code: 'REJECTED', message: 'telegram channel is locked', field: null }],
-    });
+    const res = await gw.execute(
+      `mutation { verifyEmailChannel(input: { code: "123456" }) { channel { verified } userErrors { code message field } } }`,
+      {},
+      gw.viewerHeaders,
+    );
+    expect(res.errors).toBeUndefined();
+    expect(res.data!['verifyEmailChannel']).toMatchObject({ userErrors: [{ code: 'INVALID_CODE', field: ['code'] }] });
+    expect(JSON.stringify(res)).not.toContain('db.internal');
+    expect(count('POST /v2/channel/email/verify')).toBe(1);
   });
 
   it('echoes clientMutationId', async () => {

@@ -79,6 +79,36 @@ describe('Subscription.events', () => {
     await stream.close();
   });
 
+  it("resolves each event with its own loaders: a later event reads the wallet again and shows its current positions", async () => {
+    const wallet = sim.world.demoWallets[1]!;
+    const records = sim.world.positionsByOwner.get(wallet)!;
+    expect(records.length).toBeGreaterThan(0);
+    const { stream, first } = await subscribeEvents(
+      gw,
+      `subscription { events(kinds: [TOKEN_LAST_TRADE_PRICE_CHANGE]) {
+        eventId ... on TokenLastTradePriceChangeEvent { wallet { totalValueUsd positions(first: 1) { totalCount } } }
+      } }`,
+    );
+    sim.controls.resetCounts();
+    try {
+      await postWebhook(gw, { events: [lastTrade('fresh-1', wallet)] });
+      const before = (await first)?.data.events;
+      expect(before).toMatchObject({ eventId: 'fresh-1', wallet: { positions: { totalCount: records.length } } });
+      expect(before.wallet.totalValueUsd).not.toBe(0);
+      // Both wallet fields of one event share one call.
+      expect(sim.controls.count('markets', 'GET /v0/positions/owners')).toBe(1);
+
+      // The wallet closes every position before the next event about it.
+      sim.world.positionsByOwner.set(wallet, []);
+      await postWebhook(gw, { events: [lastTrade('fresh-2', wallet)] });
+      expect((await stream.next())?.data.events).toEqual({ eventId: 'fresh-2', wallet: { totalValueUsd: 0, positions: { totalCount: 0 } } });
+      expect(sim.controls.count('markets', 'GET /v0/positions/owners')).toBe(2);
+    } finally {
+      sim.world.positionsByOwner.set(wallet, records);
+      await stream.close();
+    }
+  });
+
   it('gives a null asset, not an error, for a token the assets service does not know', async () => {
     const { stream, first } = await subscribeEvents(gw, 'subscription { events { eventId symbol asset { assetId } } }');
     const unknown = '1111111111111111111111111111111111111111111';

@@ -1,5 +1,6 @@
 import type { Context } from '../../context.js';
 import { badUserInput, toGraphQLError } from '../../errors.js';
+import { createLoaders } from '../../loaders/index.js';
 import { type Event, type EventFilter, type EventKind } from '../../events/model.js';
 import { isValidAssetId } from '../../upstream/index.js';
 import { builder } from '../builder.js';
@@ -31,14 +32,21 @@ export const PriceDirectionEnum = builder.enumType('PriceDirection', {
 
 /** The event's asset as it is now, through the asset loader; `null` when the assets service does not know it. */
 function loadAsset(assetId: string, ctx: Context) {
-  // A subscription's context, and so its loaders, lives as long as the stream: forget the asset
-  // loaded for an earlier event so each event shows the current price.
-  return ctx.loaders.assets.asset
-    .clear(assetId)
-    .load(assetId)
-    .catch((error: unknown) => {
-      throw toGraphQLError(error);
-    });
+  return ctx.loaders.assets.asset.load(assetId).catch((error: unknown) => {
+    throw toGraphQLError(error);
+  });
+}
+
+/**
+ * Gives the stream's context new loaders for the event about to be resolved. A subscription's
+ * context lives as long as its stream and the executor hands that one object to every event, so
+ * loaders kept from an earlier event would show its data and grow for the stream's lifetime. The
+ * executor resolves a stream's events one after another (the next event is read once the previous
+ * one is delivered), so the swap never reaches an event still being resolved.
+ */
+function withEventLoaders(event: Event, ctx: Context): Event {
+  ctx.loaders = createLoaders(ctx.services, ctx.credentials);
+  return event;
 }
 
 export const EventRef = builder.interfaceRef<Event>('Event').implement({
@@ -76,7 +84,7 @@ builder.subscriptionField('events', (t) =>
       }),
     },
     subscribe: (_root, args, ctx) => ctx.services.events.subscribe(eventFilter(args)),
-    resolve: (event) => event,
+    resolve: (event, _args, ctx) => withEventLoaders(event, ctx),
   }),
 );
 

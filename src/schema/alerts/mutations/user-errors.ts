@@ -17,7 +17,7 @@ export const USER_ERROR_CODES = {
   TOO_MANY_RECIPIENTS: 'More than 10,000 distinct wallet addresses in one send.',
   IDEMPOTENCY_KEY_REUSED: 'The idempotency key was used with a different input within the last 24 hours.',
   APP_NOT_OWNED: 'The X-Service-Api-Key does not own this app.',
-  REJECTED: 'The alerts service refused the request for another reason; the message says why.',
+  REJECTED: 'The alerts service refused the request for another reason.',
 } as const;
 
 export type UserErrorCode = keyof typeof USER_ERROR_CODES;
@@ -61,14 +61,22 @@ interface RefusalSpec {
 }
 type Refusal = Extract<UpstreamErrorKind, 'BAD_REQUEST' | 'CONFLICT' | 'UNPROCESSABLE' | 'FORBIDDEN' | 'NOT_FOUND'>;
 
-/** Refusals that are always the caller's to fix, so `userErrors` even when a mutation names no code for them. */
-const ALWAYS_USER_ERRORS = new Set<UpstreamErrorKind>(['BAD_REQUEST', 'CONFLICT', 'UNPROCESSABLE']);
+/**
+ * Refusals that are always the caller's to fix, so `userErrors` even when a mutation names no code for
+ * them: `REJECTED` with the gateway's own message. The upstream's text is never passed on, as it can
+ * name internals (hosts, queries, stack frames).
+ */
+const REJECTED_MESSAGES: Partial<Record<UpstreamErrorKind, string>> = {
+  BAD_REQUEST: 'The alerts service found the request invalid.',
+  CONFLICT: 'The request conflicts with the current state at the alerts service; reload and try again.',
+  UNPROCESSABLE: 'The alerts service could not carry out the request.',
+};
 
 export type Attempt<T> = { ok: true; value: T } | { ok: false; userErrors: UserError[] };
 
 /**
- * Runs an upstream call. A refusal becomes `userErrors` (the mutation's own code, or `REJECTED` with the
- * upstream's explanation); 401 becomes `UNAUTHENTICATED`, 429 `RATE_LIMITED` and faults
+ * Runs an upstream call. A refusal becomes `userErrors` (the mutation's own code, or `REJECTED`), each
+ * with the gateway's own message; 401 becomes `UNAUTHENTICATED`, 429 `RATE_LIMITED` and faults
  * `UPSTREAM_UNAVAILABLE`, all thrown as top-level errors.
  */
 export async function attempt<T>(call: () => Promise<T>, refusals: Refusals = {}): Promise<Attempt<T>> {
@@ -81,9 +89,8 @@ export async function attempt<T>(call: () => Promise<T>, refusals: Refusals = {}
     if (mapped) {
       return { ok: false, userErrors: [userError(mapped.code, mapped.message ?? USER_ERROR_CODES[mapped.code], mapped.field)] };
     }
-    if (ALWAYS_USER_ERRORS.has(error.kind)) {
-      return { ok: false, userErrors: [userError('REJECTED', error.upstreamMessage ?? 'The alerts service refused the request.')] };
-    }
+    const rejected = REJECTED_MESSAGES[error.kind];
+    if (rejected) return { ok: false, userErrors: [userError('REJECTED', rejected)] };
     throw toGraphQLError(error);
   }
 }
