@@ -1,10 +1,10 @@
 import DataLoader from 'dataloader';
 import type { Market, MarketHistoryPoint, Provider } from '../models/index.js';
 import type { Services } from '../services.js';
-import { MAX_HISTORY_MARKETS } from '../upstream/index.js';
+import { MAX_HISTORY_MARKETS, type MARKET_HISTORY_RESOLUTIONS } from '../upstream/index.js';
 
 /** The resolutions the market history call offers. */
-export type ApyHistoryResolution = 'ONE_HOUR' | 'ONE_DAY';
+export type ApyHistoryResolution = (typeof MARKET_HISTORY_RESOLUTIONS)[number];
 
 /** One market's APY history over a window: every argument that changes the answer. */
 export interface ApyHistoryKey {

@@ -118,6 +118,15 @@ export type { MarketsClient, ListMarketsParams, MarketHistoryParams, PositionsPa
 export { MAX_HISTORY_MARKETS, MAX_POSITION_WALLETS } from './markets/client.js';
 export type { AssetsClient, SearchAssetsParams, PriceHistoryParams } from './assets/client.js';
 export { isValidAssetId, parseAssetId, assetIdForSolana } from './assets/ids.js';
+export {
+  MARKET_HISTORY_RESOLUTIONS,
+  MAX_HISTORY_POINTS,
+  POSITION_HISTORY_RESOLUTIONS,
+  POSITION_HISTORY_START,
+  PRICE_HISTORY_RESOLUTIONS,
+  isOffered,
+  pointCount,
+} from './resolution.js';
 export { createAlertsClient } from './alerts/client.js';
 export { createMarketsClient } from './markets/client.js';
 export { createAssetsClient } from './assets/client.js';

@@ -8,6 +8,37 @@ const SPELLING: Record<Resolution, string> = {
   ONE_DAY: '1d',
 };
 
+/** Length of one bucket. */
+const RESOLUTION_MS: Record<Resolution, number> = {
+  ONE_MINUTE: 60_000,
+  FIVE_MINUTES: 5 * 60_000,
+  ONE_HOUR: 60 * 60_000,
+  ONE_DAY: 24 * 60 * 60_000,
+};
+
+/** The resolutions each history endpoint offers (UPSTREAM.md). */
+export const PRICE_HISTORY_RESOLUTIONS = ['FIVE_MINUTES', 'ONE_HOUR', 'ONE_DAY'] as const satisfies readonly Resolution[];
+export const MARKET_HISTORY_RESOLUTIONS = ['ONE_HOUR', 'ONE_DAY'] as const satisfies readonly Resolution[];
+export const POSITION_HISTORY_RESOLUTIONS = ['ONE_MINUTE', 'FIVE_MINUTES', 'ONE_HOUR', 'ONE_DAY'] as const satisfies readonly Resolution[];
+
+/** Most points one price history call answers, and one position history call per position. */
+export const MAX_HISTORY_POINTS = 2_000;
+/** Position snapshots exist from this instant; the positions service refuses an earlier start. */
+export const POSITION_HISTORY_START = new Date('2025-10-08T00:00:00.000Z');
+
+export function isOffered<R extends Resolution>(accepted: readonly R[], resolution: Resolution): resolution is R {
+  return (accepted as readonly Resolution[]).includes(resolution);
+}
+
+/**
+ * How many timestamps a series holds from `fromMs` to `toMs` at a resolution, as the upstreams count
+ * them: a series ends now at the latest, and its points sit on multiples of the bucket length.
+ */
+export function pointCount(fromMs: number, toMs: number, resolution: Resolution, now = Date.now()): number {
+  const step = RESOLUTION_MS[resolution];
+  return Math.floor(Math.min(toMs, now) / step) - Math.ceil(fromMs / step) + 1;
+}
+
 /**
  * The upstream spelling of a resolution, or a refusal (`BAD_REQUEST`, no call made) when the
  * endpoint does not offer it.
@@ -19,7 +50,7 @@ export function resolutionParam(
   accepted: readonly Resolution[],
 ): string | undefined {
   if (resolution === undefined) return undefined;
-  if (!accepted.includes(resolution)) {
+  if (!isOffered(accepted, resolution)) {
     throw refused(service, `${endpoint} offers the resolutions ${accepted.join(', ')}; not ${resolution}`);
   }
   return SPELLING[resolution];

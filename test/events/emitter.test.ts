@@ -10,10 +10,9 @@ import {
   startEventEmitter,
   type WebhookEvent,
 } from '../../src/simulator/events/index.js';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { generateWorld, type AssetRecord, type World } from '../../src/simulator/world/index.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { SECRET, subscribeEvents } from './helpers.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import { SECRET, startEventsGateway, subscribeEvents } from './helpers.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -151,20 +150,15 @@ describe('simulator events: delivery', () => {
 });
 
 describe('simulator events into the gateway', () => {
-  let sim: Simulator;
   let gw: TestGateway;
   beforeAll(async () => {
-    sim = await startSimulator({ seed: 42 });
-    gw = await startTestGateway({ sim, config: { webhookSecret: SECRET } });
+    gw = await startEventsGateway();
   });
-  afterAll(async () => {
-    await gw?.close();
-    await sim?.close();
-  });
+  afterAll(() => gw?.close());
 
   it('reaches a subscriber, signed and deduplicated, when a tick is delivered twice', async () => {
     const emitter = startEventEmitter({
-      world: sim.world,
+      world: gw.sim.world,
       targetUrl: 'http://gateway.test/webhooks/events',
       secret: SECRET,
       intervalMs: MINUTE,

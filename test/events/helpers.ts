@@ -1,11 +1,16 @@
 import { expect, vi } from 'vitest';
 import type { WebhookEvent } from '../../src/simulator/events/index.js';
 import { signatureHeaders } from '../../src/simulator/events/index.js';
-import type { TestGateway } from '../helpers/gateway.js';
+import { startTestGateway, type TestGateway, type TestGatewayOptions } from '../helpers/gateway.js';
 
 export const SECRET = 'test-webhook-secret';
 export const SOL = 'So11111111111111111111111111111111111111112';
 export const JUP = 'JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN';
+
+/** A gateway that accepts webhooks signed with SECRET, over `options.sim` or a simulator of its own. */
+export function startEventsGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
+  return startTestGateway({ ...options, config: { webhookSecret: SECRET, ...options.config } });
+}
 
 /** A contract-shaped price-change event (UPSTREAM.md section 4). */
 export function priceChange(id: string, address = SOL, symbol = 'SOL'): WebhookEvent {

@@ -5,8 +5,8 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENTS_TOPIC } from '../../src/events/hub.js';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { openStream, postWebhook, priceChange, SECRET, trending } from './helpers.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import { openStream, postWebhook, priceChange, startEventsGateway, trending } from './helpers.js';
 
 const haveRedis = spawnSync('redis-server', ['--version']).status === 0;
 const inCI = process.env['CI'] === 'true';
@@ -35,8 +35,8 @@ describe.runIf(haveRedis)('events across replicas through Redis', () => {
     probe.on('error', () => {}); // reconnects while the outage case has the server down
 
     sim = await startSimulator({ seed: 42 });
-    first = await startTestGateway({ sim, config: { redisUrl, webhookSecret: SECRET } });
-    second = await startTestGateway({ sim, config: { redisUrl, webhookSecret: SECRET } });
+    first = await startEventsGateway({ sim, config: { redisUrl } });
+    second = await startEventsGateway({ sim, config: { redisUrl } });
   });
 
   afterAll(async () => {

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { JUP, lastTrade, openStream, postWebhook, priceChange, SECRET, SOL, subscribeEvents, trending } from './helpers.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import { JUP, lastTrade, openStream, postWebhook, priceChange, SOL, startEventsGateway, subscribeEvents, trending } from './helpers.js';
 
 const FILTERED = `subscription Filtered($kinds: [EventKind!], $assetIds: [String!]) {
   events(kinds: $kinds, assetIds: $assetIds) { eventId kind assetId }
@@ -18,22 +17,17 @@ const FULL = `subscription Live {
 }`;
 
 describe('Subscription.events', () => {
-  let sim: Simulator;
   let gw: TestGateway;
 
   beforeAll(async () => {
-    sim = await startSimulator({ seed: 42 });
-    gw = await startTestGateway({ sim, config: { webhookSecret: SECRET } });
+    gw = await startEventsGateway();
   });
-  afterAll(async () => {
-    await gw?.close();
-    await sim?.close();
-  });
+  afterAll(() => gw?.close());
 
   it('streams each kind as its own type, with the asset resolved through the asset loader', async () => {
-    const wallet = sim.world.demoWallets[0]!;
+    const wallet = gw.sim.world.demoWallets[0]!;
     const { stream, first } = await subscribeEvents(gw, FULL);
-    sim.controls.resetCounts();
+    gw.sim.controls.resetCounts();
     await postWebhook(gw, { events: [priceChange('full-1'), trending('full-2'), lastTrade('full-3', wallet)] });
 
     const price = (await first)?.data.events;
@@ -75,13 +69,13 @@ describe('Subscription.events', () => {
       asset: { symbol: 'SOL' },
     });
     // Each asset is read once: SOL for the first event, JUP for the second; SOL again comes from the cache.
-    expect(sim.controls.count('assets', 'GET /v0/assets/:id')).toBe(2);
+    expect(gw.sim.controls.count('assets', 'GET /v0/assets/:id')).toBe(2);
     await stream.close();
   });
 
   it("resolves each event with its own loaders: a later event reads the wallet again and shows its current positions", async () => {
-    const wallet = sim.world.demoWallets[1]!;
-    const records = sim.world.positionsByOwner.get(wallet)!;
+    const wallet = gw.sim.world.demoWallets[1]!;
+    const records = gw.sim.world.positionsByOwner.get(wallet)!;
     expect(records.length).toBeGreaterThan(0);
     const { stream, first } = await subscribeEvents(
       gw,
@@ -89,22 +83,22 @@ describe('Subscription.events', () => {
         eventId ... on TokenLastTradePriceChangeEvent { wallet { totalValueUsd positions(first: 1) { totalCount } } }
       } }`,
     );
-    sim.controls.resetCounts();
+    gw.sim.controls.resetCounts();
     try {
       await postWebhook(gw, { events: [lastTrade('fresh-1', wallet)] });
       const before = (await first)?.data.events;
       expect(before).toMatchObject({ eventId: 'fresh-1', wallet: { positions: { totalCount: records.length } } });
       expect(before.wallet.totalValueUsd).not.toBe(0);
       // Both wallet fields of one event share one call.
-      expect(sim.controls.count('markets', 'GET /v0/positions/owners')).toBe(1);
+      expect(gw.sim.controls.count('markets', 'GET /v0/positions/owners')).toBe(1);
 
       // The wallet closes every position before the next event about it.
-      sim.world.positionsByOwner.set(wallet, []);
+      gw.sim.world.positionsByOwner.set(wallet, []);
       await postWebhook(gw, { events: [lastTrade('fresh-2', wallet)] });
       expect((await stream.next())?.data.events).toEqual({ eventId: 'fresh-2', wallet: { totalValueUsd: 0, positions: { totalCount: 0 } } });
-      expect(sim.controls.count('markets', 'GET /v0/positions/owners')).toBe(2);
+      expect(gw.sim.controls.count('markets', 'GET /v0/positions/owners')).toBe(2);
     } finally {
-      sim.world.positionsByOwner.set(wallet, records);
+      gw.sim.world.positionsByOwner.set(wallet, records);
       await stream.close();
     }
   });
@@ -180,7 +174,7 @@ describe('Subscription.events', () => {
   });
 
   it('completes open streams when the gateway shuts down', async () => {
-    const other = await startTestGateway({ sim, config: { webhookSecret: SECRET } });
+    const other = await startEventsGateway({ sim: gw.sim });
     const { stream, first } = await subscribeEvents(other, FILTERED);
     await other.close();
     expect(await first).toBeNull();

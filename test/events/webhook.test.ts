@@ -1,22 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { postWebhook, priceChange, SECRET, subscribeEvents, trending } from './helpers.js';
+import { postWebhook, priceChange, SECRET, startEventsGateway, subscribeEvents, trending } from './helpers.js';
 
 const EVENTS = 'subscription { events { eventId kind } }';
 
 describe('POST /webhooks/events', () => {
-  let sim: Simulator;
   let gw: TestGateway;
 
   beforeAll(async () => {
-    sim = await startSimulator({ seed: 42 });
-    gw = await startTestGateway({ sim, config: { webhookSecret: SECRET } });
+    gw = await startEventsGateway();
   });
-  afterAll(async () => {
-    await gw?.close();
-    await sim?.close();
-  });
+  afterAll(() => gw?.close());
 
   it('accepts a signed batch and delivers its events to subscribers', async () => {
     const { stream, first } = await subscribeEvents(gw, EVENTS);

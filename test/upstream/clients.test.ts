@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MockAgent } from 'undici';
 import { createHttpClient } from '../../src/upstream/http.js';
-import { createUpstream } from '../../src/upstream/index.js';
+import { createUpstream, type UpstreamConfig } from '../../src/upstream/index.js';
 import { createMarketsClient } from '../../src/upstream/markets/client.js';
 import { fixture, headersOf, lastCall, mockAgent, ORIGIN } from './helpers.js';
 
@@ -18,7 +18,7 @@ const json = { headers: { 'content-type': 'application/json' } };
 const anyPath = () => true;
 const creds = { authorization: 'Bearer caller-token', clientKey: 'caller-client-key' };
 
-function upstream() {
+function upstream(overrides: Partial<UpstreamConfig> = {}) {
   return createUpstream({
     alertsUrl: `${ORIGIN}/alerts`,
     marketsUrl: `${ORIGIN}/markets`,
@@ -26,6 +26,7 @@ function upstream() {
     serviceClientKey: 'gateway-key',
     agent,
     breaker: false,
+    ...overrides,
   });
 }
 
@@ -374,15 +375,7 @@ describe('createUpstream', () => {
   it('reports each call to onRequest with a route template, never ids or headers', async () => {
     const infos: unknown[] = [];
     agent.get(ORIGIN).intercept({ path: anyPath, method: 'GET' }).reply(200, fixture('asset.json'), json);
-    const up = createUpstream({
-      alertsUrl: `${ORIGIN}/alerts`,
-      marketsUrl: `${ORIGIN}/markets`,
-      assetsUrl: `${ORIGIN}/assets`,
-      serviceClientKey: 'gateway-key',
-      agent,
-      breaker: false,
-      onRequest: (info) => infos.push(info),
-    });
+    const up = upstream({ onRequest: (info) => infos.push(info) });
     await up.assets.getAsset('solana:So11111111111111111111111111111111111111112');
     expect(infos).toEqual([
       expect.objectContaining({ service: 'assets', method: 'GET', route: 'GET /v0/assets/{id}', status: 200, attempts: 1 }),

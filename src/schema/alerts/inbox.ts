@@ -1,6 +1,6 @@
-import { badUserInput } from '../../errors.js';
 import { INBOX_MAX_LIMIT, type AlertsLoaders } from '../../loaders/alerts.js';
 import type { Notification } from '../../models/alerts.js';
+import { decodeCursor, encodeCursor, fieldsOf, isCount, isUpstreamCursor } from '../common/cursor.js';
 
 /**
  * Paging the inbox over the upstream's cursors. The upstream gives one opaque cursor per page (after its
@@ -45,28 +45,20 @@ const MAX_CALLS = 3;
 const MAX_UPSTREAM_CURSOR_LENGTH = 1024;
 
 export function encodeInboxCursor(appId: string | null, position: Position): string {
-  const payload: CursorPayload = { a: appId, c: position.cursor, k: position.skip };
-  return Buffer.from(JSON.stringify(payload)).toString('base64url');
+  return encodeCursor<CursorPayload>({ a: appId, c: position.cursor, k: position.skip });
 }
 
 /** Reads a caller's `after`; anything this connection did not hand out for the same scope is a `BAD_USER_INPUT`. */
 export function decodeInboxCursor(after: string, appId: string | null): Position {
-  const invalid = () =>
-    badUserInput('after must be a cursor from this inbox (an edge cursor or pageInfo.endCursor of the same appId).', 'after');
-  let payload: unknown;
-  try {
-    payload = JSON.parse(Buffer.from(after, 'base64url').toString('utf8'));
-  } catch {
-    throw invalid();
-  }
-  if (typeof payload !== 'object' || payload === null) throw invalid();
-  const { a, c, k } = payload as Partial<CursorPayload>;
-  if (a !== appId) throw invalid();
-  const cursorOk =
-    c === null ||
-    (typeof c === 'string' && c.length > 0 && c.length <= MAX_UPSTREAM_CURSOR_LENGTH && /^[\x21-\x7e]+$/.test(c));
-  if (!cursorOk || !Number.isInteger(k) || (k as number) < 0 || (k as number) > INBOX_MAX_LIMIT) throw invalid();
-  return { cursor: c, skip: k as number };
+  return decodeCursor(
+    after,
+    (payload) => {
+      const { a, c, k } = fieldsOf(payload) ?? {};
+      const cursorOk = c === null || isUpstreamCursor(c, MAX_UPSTREAM_CURSOR_LENGTH);
+      return a === appId && cursorOk && isCount(k, INBOX_MAX_LIMIT) ? { cursor: c, skip: k } : null;
+    },
+    { field: 'after', message: 'after must be a cursor from this inbox (an edge cursor or pageInfo.endCursor of the same appId).' },
+  );
 }
 
 /** `first` notifications after `after` (newest first) in one app's inbox or the unified one. */

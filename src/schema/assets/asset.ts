@@ -1,18 +1,17 @@
 import { toGraphQLError, upstreamUnavailable } from '../../errors.js';
 import type { AssetPrice, PricePoint } from '../../models/index.js';
-import { isValidAssetId } from '../../upstream/index.js';
+import { isValidAssetId, MAX_HISTORY_POINTS, PRICE_HISTORY_RESOLUTIONS } from '../../upstream/index.js';
 import { builder } from '../builder.js';
+import { checkWindow } from '../common/inputs.js';
 import type { Context } from '../../context.js';
 import { ResolutionEnum } from '../enums.js';
 import { AssetRef, type AssetView } from '../refs.js';
 import {
   MAX_ASSET_IDS,
-  MAX_PRICE_POINTS,
-  PRICE_RESOLUTIONS,
+  PRICE_HISTORY_WINDOW,
   checkAssetId,
   checkAssetIds,
   checkFirst,
-  checkPriceRange,
   decodePointCursor,
   encodePointCursor,
 } from './inputs.js';
@@ -141,17 +140,17 @@ builder.node(AssetRef, {
     priceHistory: t.connection(
       {
         type: PricePointRef,
-        description: `Prices over a range, oldest first. One range holds at most ${MAX_PRICE_POINTS} points; \`first\` and \`last\` take 1 to ${MAX_PRICE_POINTS} (default: the whole range).`,
+        description: `Prices over a range, oldest first. One range holds at most ${MAX_HISTORY_POINTS} points; \`first\` and \`last\` take 1 to ${MAX_HISTORY_POINTS} (default: the whole range).`,
         args: {
           from: t.arg({ type: 'DateTime', required: true, description: 'Start of the range.' }),
           to: t.arg({ type: 'DateTime', description: 'End of the range; default now.' }),
           resolution: t.arg({
             type: ResolutionEnum,
-            description: `Bucket size: ${PRICE_RESOLUTIONS.join(', ')}; default ONE_HOUR. ONE_MINUTE is not offered for prices.`,
+            description: `Bucket size: ${PRICE_HISTORY_RESOLUTIONS.join(', ')}; default ONE_HOUR. ONE_MINUTE is not offered for prices.`,
           }),
         },
         resolve: async (asset, args, ctx) => {
-          const range = checkPriceRange(args);
+          const range = checkWindow(args, PRICE_HISTORY_WINDOW);
           const page = pageOf(args);
           let history;
           try {
@@ -193,7 +192,7 @@ interface PageArgs {
 
 /** Pages a whole series by timestamp cursors; every argument is checked before the series is fetched. */
 function pageOf(args: PageArgs) {
-  const limits = { default: MAX_PRICE_POINTS, max: MAX_PRICE_POINTS };
+  const limits = { default: MAX_HISTORY_POINTS, max: MAX_HISTORY_POINTS };
   const first = args.first == null ? null : checkFirst(args.first, limits, 'first');
   const last = args.last == null ? null : checkFirst(args.last, limits, 'last');
   const after = args.after ? decodePointCursor(args.after, 'after') : null;

@@ -1,22 +1,14 @@
-import { createHash } from 'node:crypto';
 import { badUserInput } from '../../errors.js';
-import type { AssetType, Resolution } from '../../models/index.js';
-import { isValidAssetId } from '../../upstream/index.js';
+import type { AssetType } from '../../models/index.js';
+import { isValidAssetId, MAX_HISTORY_POINTS, PRICE_HISTORY_RESOLUTIONS } from '../../upstream/index.js';
+import { cursorFingerprint, decodeCursor, encodeCursor, fieldsOf, isCount, isUpstreamCursor } from '../common/cursor.js';
+import type { WindowRules } from '../common/inputs.js';
 
 /** Checks of caller input for the asset fields: every failure is a BAD_USER_INPUT saying what is allowed, before any call. */
 
 export const MAX_ASSET_IDS = 100;
 export const SEARCH_PAGE = { default: 20, max: 100 } as const;
 export const MAX_QUERY_LENGTH = 100;
-/** The assets service answers at most this many points per series call. */
-export const MAX_PRICE_POINTS = 2_000;
-export const PRICE_RESOLUTIONS = ['FIVE_MINUTES', 'ONE_HOUR', 'ONE_DAY'] as const satisfies readonly Resolution[];
-
-const STEP_MS: Record<(typeof PRICE_RESOLUTIONS)[number], number> = {
-  FIVE_MINUTES: 5 * 60_000,
-  ONE_HOUR: 60 * 60_000,
-  ONE_DAY: 24 * 60 * 60_000,
-};
 
 const ID_RULE =
   'an asset id is <chain>:<rest>: chain of 1–32 characters a-z, 0-9 or "-", rest of 1–128 characters A-Z, a-z, 0-9, ".", "_" or "-", not starting with "." and without "..", e.g. solana:So11111111111111111111111111111111111111112 or stock:AAPL';
@@ -52,48 +44,23 @@ export function checkSearchTypes(types: readonly AssetType[] | null | undefined)
   return [...new Set(types)].sort();
 }
 
-export interface PriceRange {
-  from: Date;
-  /** null = now. */
-  to: Date | null;
-  resolution: (typeof PRICE_RESOLUTIONS)[number];
-}
+type PriceResolution = (typeof PRICE_HISTORY_RESOLUTIONS)[number];
 
-/** A price series request the assets service will accept: a known resolution, from before to, at most 2 000 points. */
-export function checkPriceRange(
-  args: { from: Date; to?: Date | null; resolution?: Resolution | null },
-  now = Date.now(),
-): PriceRange {
-  const resolution = args.resolution ?? 'ONE_HOUR';
-  if (!isPriceResolution(resolution)) {
-    throw badUserInput(`resolution must be one of ${PRICE_RESOLUTIONS.join(', ')} for prices; ${resolution} is not offered.`, 'resolution');
-  }
-  const from = args.from.getTime();
-  const to = args.to ? args.to.getTime() : now;
-  if (!(from < to)) throw badUserInput(`from must be before to${args.to ? '' : ' (default now)'}.`, 'from');
-  const step = STEP_MS[resolution];
-  // The series ends now at the latest; its points sit on multiples of the step.
-  const points = Math.floor(Math.min(to, now) / step) - Math.ceil(from / step) + 1;
-  if (points > MAX_PRICE_POINTS) {
-    throw badUserInput(
-      `the range holds ${points} points at ${resolution}; at most ${MAX_PRICE_POINTS}: shorten the range or pick a coarser resolution.`,
-      'from',
-    );
-  }
-  return { from: args.from, to: args.to ?? null, resolution };
-}
-
-function isPriceResolution(value: Resolution): value is PriceRange['resolution'] {
-  return (PRICE_RESOLUTIONS as readonly string[]).includes(value);
-}
+/** What `Asset.priceHistory` accepts: the window of the assets service's price history. */
+export const PRICE_HISTORY_WINDOW: WindowRules<PriceResolution> = {
+  field: 'priceHistory',
+  resolutions: PRICE_HISTORY_RESOLUTIONS,
+  defaultResolution: 'ONE_HOUR',
+  strictOrder: true,
+  maxPoints: MAX_HISTORY_POINTS,
+};
 
 // ---------------------------------------------------------------------------------------------
 // Cursors: opaque to callers, checked on the way in.
 // ---------------------------------------------------------------------------------------------
 
-const MAX_CURSOR_LENGTH = 1_024;
-/** The upstream's cursor rides inside ours: printable ASCII of sane length, or it is not one we issued. */
-const UPSTREAM_CURSOR = /^[\x21-\x7e]{1,512}$/;
+/** The upstream's cursor rides inside ours: of sane length, or it is not one we issued. */
+const MAX_UPSTREAM_CURSOR_LENGTH = 512;
 
 /** A place in a search: the upstream cursor of a page (null = the first page) and how many of its results lie before it. */
 export interface SearchPosition {
@@ -101,56 +68,54 @@ export interface SearchPosition {
   skip: number;
 }
 
+type SearchCursor = [kind: 'search', fingerprint: string, cursor: string | null, skip: number];
+
 /** Binds a search cursor to its query and types: the upstream refuses cursors of another search. */
 export function searchFingerprint(query: string, types: readonly AssetType[] | undefined): string {
-  return createHash('sha256')
-    .update(JSON.stringify([query.toLowerCase(), types ?? []]))
-    .digest('base64url')
-    .slice(0, 12);
+  return cursorFingerprint([query.toLowerCase(), types ?? []]);
 }
 
 export function encodeSearchCursor(fingerprint: string, position: SearchPosition): string {
-  return Buffer.from(JSON.stringify(['search', fingerprint, position.cursor, position.skip])).toString('base64url');
+  return encodeCursor<SearchCursor>(['search', fingerprint, position.cursor, position.skip]);
 }
 
 export function decodeSearchCursor(after: string, fingerprint: string): SearchPosition {
-  const parsed = after.length <= MAX_CURSOR_LENGTH ? parseCursor(after) : null;
-  if (
-    !Array.isArray(parsed) ||
-    parsed.length !== 4 ||
-    parsed[0] !== 'search' ||
-    (parsed[2] !== null && !(typeof parsed[2] === 'string' && UPSTREAM_CURSOR.test(parsed[2]))) ||
-    !Number.isInteger(parsed[3]) ||
-    (parsed[3] as number) < 0 ||
-    (parsed[3] as number) > SEARCH_PAGE.max
-  ) {
-    throw badUserInput('after is not a cursor of searchAssets: pass an endCursor or edge cursor it returned.', 'after');
-  }
-  if (parsed[1] !== fingerprint) {
+  const [, issuedFor, cursor, skip] = decodeCursor(after, searchCursor, {
+    field: 'after',
+    message: 'after is not a cursor of searchAssets: pass an endCursor or edge cursor it returned.',
+  });
+  if (issuedFor !== fingerprint) {
     throw badUserInput('after belongs to another search: a cursor pages only the query and types it came from.', 'after');
   }
-  return { cursor: parsed[2] as string | null, skip: parsed[3] as number };
+  return { cursor, skip };
+}
+
+function searchCursor(payload: unknown): SearchCursor | null {
+  if (!Array.isArray(payload) || payload.length !== 4) return null;
+  const [kind, fingerprint, cursor, skip] = payload as unknown[];
+  return kind === 'search' &&
+    typeof fingerprint === 'string' &&
+    (cursor === null || isUpstreamCursor(cursor, MAX_UPSTREAM_CURSOR_LENGTH)) &&
+    isCount(skip, SEARCH_PAGE.max)
+    ? [kind, fingerprint, cursor, skip]
+    : null;
 }
 
 /** A price point's cursor is its timestamp: stable while the series grows at its end. */
 export function encodePointCursor(timestamp: string): string {
-  return Buffer.from(`PricePoint:${timestamp}`).toString('base64url');
+  return encodeCursor({ at: timestamp });
 }
 
 export function decodePointCursor(cursor: string, field: 'after' | 'before'): number {
-  const text = cursor.length <= MAX_CURSOR_LENGTH ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
-  const time = text.startsWith('PricePoint:') ? Date.parse(text.slice('PricePoint:'.length)) : Number.NaN;
-  if (Number.isNaN(time)) throw badUserInput(`${field} is not a cursor of priceHistory: pass a cursor it returned.`, field);
-  return time;
-}
-
-function parseCursor(cursor: string): unknown {
-  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) return null;
-  try {
-    return JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    return null;
-  }
+  return decodeCursor(
+    cursor,
+    (payload) => {
+      const at = fieldsOf(payload)?.['at'];
+      const time = typeof at === 'string' ? Date.parse(at) : Number.NaN;
+      return Number.isNaN(time) ? null : time;
+    },
+    { field, message: `${field} is not a cursor of priceHistory: pass a cursor it returned.` },
+  );
 }
 
 function clip(text: string): string {

@@ -1,14 +1,13 @@
 import { badUserInput, toGraphQLError } from '../../errors.js';
 import { marketTokens, type Market, type TokenRef } from '../../models/index.js';
 import { builder } from '../builder.js';
+import { decodeCursor, encodeCursor, fieldsOf, isCount, isUpstreamCursor } from '../common/cursor.js';
 import { MarketRef } from '../refs.js';
 import { filterFingerprint, MarketFilterInputRef, parseMarketFilter } from './filter.js';
 
 export const MARKETS_PAGE = { default: 20, max: 200 } as const;
 /** The upstream's cursors are opaque; anything beyond this is not one of them. */
 const MAX_UPSTREAM_CURSOR = 512;
-const UPSTREAM_CURSOR = /^[\x21-\x7e]+$/;
-const MAX_CURSOR = 1024;
 
 /**
  * A position in the listing: the upstream cursor of a page (null = first page) and how many markets
@@ -20,34 +19,32 @@ interface ListingPosition {
   fingerprint: string;
 }
 
-export function encodeMarketsCursor(position: ListingPosition): string {
-  return Buffer.from(JSON.stringify({ v: 1, c: position.upstreamCursor, o: position.skip, f: position.fingerprint })).toString(
-    'base64url',
-  );
+interface CursorPayload {
+  v: 1;
+  c: string | null;
+  o: number;
+  f: string;
 }
 
-function invalidCursor(): never {
-  throw badUserInput('`after` is not a cursor of `markets`: pass an `endCursor` or edge `cursor` from an earlier page.', 'after');
+export function encodeMarketsCursor(position: ListingPosition): string {
+  return encodeCursor<CursorPayload>({ v: 1, c: position.upstreamCursor, o: position.skip, f: position.fingerprint });
 }
 
 export function decodeMarketsCursor(after: string, fingerprint: string): ListingPosition {
-  if (after.length > MAX_CURSOR || !/^[A-Za-z0-9_-]+$/.test(after)) invalidCursor();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(after, 'base64url').toString('utf8'));
-  } catch {
-    invalidCursor();
-  }
-  if (typeof parsed !== 'object' || parsed === null) invalidCursor();
-  const { v, c, o, f } = parsed as Record<string, unknown>;
-  const cursorOk = c === null || (typeof c === 'string' && c.length <= MAX_UPSTREAM_CURSOR && UPSTREAM_CURSOR.test(c));
-  if (v !== 1 || !cursorOk || !Number.isInteger(o) || (o as number) < 0 || (o as number) > MARKETS_PAGE.max || typeof f !== 'string') {
-    invalidCursor();
-  }
+  const { c, o, f } = decodeCursor(after, cursorPayload, {
+    field: 'after',
+    message: '`after` is not a cursor of `markets`: pass an `endCursor` or edge `cursor` from an earlier page.',
+  });
   if (f !== fingerprint) {
     throw badUserInput('This `after` cursor was issued for a different `filter`: use it with the filter it came from, or start again without `after`.', 'after');
   }
-  return { upstreamCursor: c as string | null, skip: o as number, fingerprint };
+  return { upstreamCursor: c, skip: o, fingerprint };
+}
+
+function cursorPayload(payload: unknown): CursorPayload | null {
+  const { v, c, o, f } = fieldsOf(payload) ?? {};
+  const cursorOk = c === null || isUpstreamCursor(c, MAX_UPSTREAM_CURSOR);
+  return v === 1 && cursorOk && isCount(o, MARKETS_PAGE.max) && typeof f === 'string' ? { v, c, o, f } : null;
 }
 
 const MarketConnection = builder.connectionObject(

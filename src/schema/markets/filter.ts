@@ -1,13 +1,13 @@
-import { createHash } from 'node:crypto';
 import { badUserInput } from '../../errors.js';
 import type { MarketStatus, MarketType } from '../../models/index.js';
 import { builder } from '../builder.js';
+import { cursorFingerprint } from '../common/cursor.js';
+import { isSolanaAddress } from '../common/inputs.js';
 import { MarketStatusEnum, MarketTypeEnum } from '../enums.js';
 
 /** Most values one filter list takes. */
 export const MAX_FILTER_VALUES = 50;
 const PROVIDER_ID = /^[a-z0-9-]{1,64}$/;
-const SOLANA_ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 
 export interface MarketFilterInput {
   types?: readonly MarketType[] | null;
@@ -74,7 +74,7 @@ export function parseMarketFilter(input: MarketFilterInput | null | undefined): 
     checkLength('assets', assets);
     const addresses = assets.map((asset) => {
       const address = asset.startsWith('solana:') ? asset.slice('solana:'.length) : asset;
-      if (!SOLANA_ADDRESS.test(address)) {
+      if (!isSolanaAddress(address)) {
         throw badUserInput(
           `filter.assets: ${JSON.stringify(asset.slice(0, 80))} is not a Solana token address (base58, 32–44 characters, optionally prefixed "solana:").`,
           'filter.assets',
@@ -93,6 +93,5 @@ export function parseMarketFilter(input: MarketFilterInput | null | undefined): 
 
 /** A short digest of a checked filter: cursors carry it so a cursor is only used with its own filter. */
 export function filterFingerprint(filter: ListingFilter): string {
-  const canonical = JSON.stringify([filter.types ?? null, filter.providers ?? null, filter.assets ?? null, filter.predictionStatus ?? null]);
-  return createHash('sha256').update(canonical).digest('base64url').slice(0, 16);
+  return cursorFingerprint([filter.types ?? null, filter.providers ?? null, filter.assets ?? null, filter.predictionStatus ?? null]);
 }

@@ -1,8 +1,9 @@
-import { badUserInput, toGraphQLError } from '../../errors.js';
-import type { ApyHistoryResolution } from '../../loaders/markets.js';
+import { toGraphQLError } from '../../errors.js';
 import type { Market, MarketType, TokenRef } from '../../models/index.js';
 import type { Context } from '../../context.js';
+import { MARKET_HISTORY_RESOLUTIONS } from '../../upstream/index.js';
 import { builder } from '../builder.js';
+import { checkWindow, type WindowRules } from '../common/inputs.js';
 import { MarketStatusEnum, MarketTypeEnum, ResolutionEnum } from '../enums.js';
 import { MarketRef, ProviderRef } from '../refs.js';
 
@@ -19,7 +20,12 @@ export const MARKET_TYPE_NAMES: Record<MarketType, string> = {
 /** Longest id `market(id:)` looks up; anything longer cannot be a market id. */
 const MAX_MARKET_ID_LENGTH = 256;
 
-const HISTORY_RESOLUTIONS: readonly ApyHistoryResolution[] = ['ONE_HOUR', 'ONE_DAY'];
+/** What `Market.apyHistory` accepts: the window of the markets service's history. */
+const APY_HISTORY_WINDOW: WindowRules<(typeof MARKET_HISTORY_RESOLUTIONS)[number]> = {
+  field: 'apyHistory',
+  resolutions: MARKET_HISTORY_RESOLUTIONS,
+  defaultResolution: 'ONE_DAY',
+};
 
 /** A token of a market as an `Asset`, through the asset loader (which falls back to the token record). */
 export function resolveToken(ref: TokenRef | null, ctx: Context) {
@@ -92,18 +98,13 @@ MarketRef.implement({
         }),
       },
       resolve: async (market, args, ctx) => {
-        const resolution = args.resolution ?? 'ONE_DAY';
-        if (!(HISTORY_RESOLUTIONS as readonly string[]).includes(resolution)) {
-          throw badUserInput(`apyHistory offers the resolutions ${HISTORY_RESOLUTIONS.join(' and ')}; not ${resolution}.`, 'resolution');
-        }
-        const end = args.to ?? new Date();
-        if (args.from.getTime() > end.getTime()) throw badUserInput('apyHistory: `from` must not be after `to` (or now).', 'from');
+        const { from, to, resolution } = checkWindow(args, APY_HISTORY_WINDOW);
         try {
           return await ctx.loaders.markets.apyHistory.load({
             marketId: market.marketId,
-            from: args.from.toISOString(),
-            to: args.to ? args.to.toISOString() : null,
-            resolution: resolution as ApyHistoryResolution,
+            from: from.toISOString(),
+            to: to ? to.toISOString() : null,
+            resolution,
           });
         } catch (error) {
           throw toGraphQLError(error);

@@ -1,4 +1,5 @@
 import { badUserInput } from '../../errors.js';
+import { decodeCursor, encodeCursor, fieldsOf, isCount } from '../common/cursor.js';
 
 export interface PageArgs {
   first?: number | null | undefined;
@@ -18,17 +19,24 @@ export interface Page<T> {
   totalCount: number;
 }
 
-const PREFIX = 'offset:';
+/** An edge's place in the whole list. */
+interface OffsetCursor {
+  offset: number;
+}
 
 export function offsetCursor(offset: number): string {
-  return Buffer.from(`${PREFIX}${offset}`).toString('base64url');
+  return encodeCursor<OffsetCursor>({ offset });
 }
 
 function cursorOffset(cursor: string, field: 'after' | 'before'): number {
-  const decoded = /^[A-Za-z0-9_-]{1,32}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
-  const match = /^offset:(0|[1-9]\d{0,8})$/.exec(decoded);
-  if (!match) throw badUserInput(`${field} must be a cursor returned by this connection.`, field);
-  return Number(match[1]);
+  return decodeCursor(
+    cursor,
+    (payload) => {
+      const offset = fieldsOf(payload)?.['offset'];
+      return isCount(offset, Number.MAX_SAFE_INTEGER) ? offset : null;
+    },
+    { field, message: `${field} must be a cursor returned by this connection.` },
+  );
 }
 
 function size(value: number | null | undefined, field: 'first' | 'last', max: number): number | null {

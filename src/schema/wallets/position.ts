@@ -13,10 +13,10 @@ import type {
   YieldPosition,
 } from '../../models/index.js';
 import { builder } from '../builder.js';
+import { isSolanaAddress } from '../common/inputs.js';
 import { MarketTypeEnum } from '../enums.js';
 import { AssetRef, MarketRef, PositionRef, WalletRef } from '../refs.js';
 import { upstreamValue } from './errors.js';
-import { isWalletAddress } from './inputs.js';
 
 const TYPENAMES = {
   LENDING: 'LendingPosition',
@@ -39,7 +39,7 @@ async function loadPosition<T extends MarketType>(id: string, type: T, ctx: Cont
   const colon = id.indexOf(':');
   const owner = id.slice(0, colon);
   const positionId = id.slice(colon + 1);
-  if (colon < 0 || !positionId || !isWalletAddress(owner)) return null;
+  if (colon < 0 || !positionId || !isSolanaAddress(owner)) return null;
   const positions = await upstreamValue(ctx.loaders.positions.byWallet.load(owner));
   const found = positions.find((p) => p.positionId === positionId && p.type === type);
   return (found as Extract<Position, { type: T }> | undefined) ?? null;

@@ -1,9 +1,10 @@
 import { walletTotalValueUsd, type WalletValuePoint } from '../../models/index.js';
 import { builder } from '../builder.js';
+import { checkWindow, isSolanaAddress } from '../common/inputs.js';
 import { MarketStatusEnum, MarketTypeEnum, ResolutionEnum } from '../enums.js';
 import { PositionRef, WalletRef } from '../refs.js';
 import { upstreamValue } from './errors.js';
-import { historyRange, isWalletAddress, MAX_WALLETS, walletAddress, walletAddresses } from './inputs.js';
+import { MAX_WALLETS, VALUE_HISTORY_WINDOW, walletAddress, walletAddresses } from './inputs.js';
 import { validatePage } from './pagination.js';
 
 /** Page sizes of `Wallet.positions`. */
@@ -23,7 +24,7 @@ const WalletValuePointRef = builder.objectRef<WalletValuePoint>('WalletValuePoin
 builder.node(WalletRef, {
   description: 'A Solana wallet and its positions across markets. Any valid address is a wallet, with or without positions.',
   id: { description: 'Opaque global id (for `node(id:)`).', resolve: (wallet) => wallet.address },
-  loadOne: (address) => (isWalletAddress(address) ? { address } : null),
+  loadOne: (address) => (isSolanaAddress(address) ? { address } : null),
   fields: (t) => ({
     address: t.exposeString('address', { nullable: false, description: 'The base58 address.' }),
     positions: t.connection(
@@ -77,11 +78,8 @@ builder.node(WalletRef, {
         }),
       },
       resolve: (wallet, args, ctx) => {
-        const resolution = args.resolution ?? 'ONE_HOUR';
-        historyRange(args.from, args.to ?? null, resolution);
-        return upstreamValue(
-          ctx.loaders.positions.valueHistory.load({ walletAddress: wallet.address, from: args.from, to: args.to ?? null, resolution }),
-        );
+        const { from, to, resolution } = checkWindow(args, VALUE_HISTORY_WINDOW);
+        return upstreamValue(ctx.loaders.positions.valueHistory.load({ walletAddress: wallet.address, from, to, resolution }));
       },
     }),
   }),

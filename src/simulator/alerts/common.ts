@@ -1,4 +1,3 @@
-import { UUID_RE } from './prng.js';
 import type { SimRequest } from '../router.js';
 import type { AlertsState } from './state.js';
 import type { AlertRecord, AppRecord, SubscriberRecord } from './types.js';
@@ -18,6 +17,8 @@ export function charLength(s: string): number {
   for (const _ of s) n++;
   return n;
 }
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function isUuid(v: unknown): v is string {
   return typeof v === 'string' && UUID_RE.test(v);

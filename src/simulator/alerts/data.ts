@@ -1,4 +1,4 @@
-import { Prng, base58Address } from './prng.js';
+import { BASE58_ALPHABET, Rng } from '../prng.js';
 import type {
   AlertAction,
   AlertRecord,
@@ -48,25 +48,51 @@ const TOPIC_POOL: { name: string; slug: string; description?: string }[] = [
 
 const TOKENS = ['SOL', 'USDC', 'USDT', 'JitoSOL', 'mSOL', 'JUP', 'BONK', 'PYUSD', 'JLP', 'WIF'];
 
+/**
+ * The alerts data's own random stream. Its seeding (the salt mixed with 0x9e3779b9) keeps the data
+ * generated before the simulator shared one PRNG, so tokens, keys and ids stay the same.
+ */
+export function alertsRng(salt: number): Rng {
+  return new Rng(salt ^ 0x9e3779b9);
+}
+
+/** `n` random bytes as 2n hex digits. */
+function hexBytes(rng: Rng, n: number): string {
+  return Buffer.from(rng.bytes(n)).toString('hex');
+}
+
+/** A 6-digit numeric code, leading zeros kept. */
+export function sixDigitCode(rng: Rng): string {
+  return String(rng.int(0, 999_999)).padStart(6, '0');
+}
+
+/** A Solana-looking base58 address (used only to pad when too few wallets are given). */
+function base58Address(rng: Rng): string {
+  let s = '';
+  const len = rng.int(43, 44);
+  for (let i = 0; i < len; i++) s += BASE58_ALPHABET[rng.int(0, BASE58_ALPHABET.length - 1)];
+  return s;
+}
+
 function b64url(input: string | Uint8Array): string {
   return Buffer.from(input).toString('base64url');
 }
 
-function makeToken(rng: Prng, wallet: string, issuedAtSec: number): string {
+function makeToken(rng: Rng, wallet: string, issuedAtSec: number): string {
   const header = b64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
   const payload = b64url(
-    JSON.stringify({ sub: wallet, iss: 'alerts-sim', iat: issuedAtSec, exp: issuedAtSec + 365 * 86_400, jti: rng.hex(8) }),
+    JSON.stringify({ sub: wallet, iss: 'alerts-sim', iat: issuedAtSec, exp: issuedAtSec + 365 * 86_400, jti: hexBytes(rng, 8) }),
   );
   return `${header}.${payload}.${b64url(rng.bytes(32))}`;
 }
 
-function makeApps(rng: Prng): AppRecord[] {
+function makeApps(rng: Rng): AppRecord[] {
   return APP_DEFS.map((def) => {
     const app: AppRecord = {
       id: rng.uuid(),
       name: def.name,
       icon: def.icon ? `${CDN}/apps/${def.slug}.png` : null,
-      apiKey: `sak_${def.slug}_${rng.hex(16)}`,
+      apiKey: `sak_${def.slug}_${hexBytes(rng, 16)}`,
     };
     if (def.description) app.description = def.description;
     if (def.topics) {
@@ -81,7 +107,7 @@ function makeApps(rng: Prng): AppRecord[] {
 }
 
 function alertContent(
-  rng: Prng,
+  rng: Rng,
   app: AppRecord,
   wallet: string,
 ): Pick<AlertRecord, 'title' | 'body' | 'image' | 'actions' | 'data'> {
@@ -100,7 +126,7 @@ function alertContent(
   ];
   const { title, body } = rng.pick(templates)();
   const out: Pick<AlertRecord, 'title' | 'body' | 'image' | 'actions' | 'data'> = { title, body };
-  if (rng.chance(0.25)) out.image = `${CDN}/alerts/${rng.hex(6)}.${rng.pick(['png', 'jpg', 'webp'])}`;
+  if (rng.chance(0.25)) out.image = `${CDN}/alerts/${hexBytes(rng, 6)}.${rng.pick(['png', 'jpg', 'webp'])}`;
   if (rng.chance(0.4)) {
     const n = rng.int(1, 3);
     const actions: AlertAction[] = [];
@@ -108,7 +134,7 @@ function alertContent(
       const action: AlertAction = {
         type: 'link',
         label: rng.pick(['Open app', 'Repay', 'Add collateral', 'Claim', 'View position', 'Withdraw']),
-        url: `https://app.${rng.pick(['kamino.finance', 'marginfi.com', 'jup.ag', 'drift.trade'])}/p/${rng.hex(6)}`,
+        url: `https://app.${rng.pick(['kamino.finance', 'marginfi.com', 'jup.ag', 'drift.trade'])}/p/${hexBytes(rng, 6)}`,
       };
       if (rng.chance(0.5)) {
         action.context = {
@@ -123,18 +149,18 @@ function alertContent(
   }
   if (rng.chance(0.3)) {
     const data: Record<string, string> = { token, severity: rng.pick(['info', 'warning', 'critical']) };
-    if (rng.chance(0.5)) data['market_id'] = `${app.name.split(' ')[0]!.toLowerCase()}.lend.${rng.hex(8)}`;
+    if (rng.chance(0.5)) data['market_id'] = `${app.name.split(' ')[0]!.toLowerCase()}.lend.${hexBytes(rng, 8)}`;
     out.data = data;
   }
   return out;
 }
 
-function channel(rng: Prng, type: string, value: string, verified: boolean, subscribed: boolean): ChannelRecord {
+function channel(rng: Rng, type: string, value: string, verified: boolean, subscribed: boolean): ChannelRecord {
   return { id: rng.uuid(), type, value, verified, subscribed };
 }
 
 function makeSubscriber(
-  rng: Prng,
+  rng: Rng,
   index: number,
   wallet: string,
   apps: AppRecord[],
@@ -172,14 +198,14 @@ function makeSubscriber(
   }
 
   // Channels: EMAIL, TELEGRAM (possibly the published quirk: a record of type EMAIL under TELEGRAM), unknown types.
-  const email = isDemo ? 'demo@alerts-sim.example' : `holder${index}.${rng.hex(2)}@example.com`;
+  const email = isDemo ? 'demo@alerts-sim.example' : `holder${index}.${hexBytes(rng, 2)}@example.com`;
   if (isDemo || noEmailPrefs || rng.chance(0.55)) {
     const verified = isDemo || rng.chance(0.85);
     const rec = channel(rng, 'EMAIL', email, verified, verified && rng.chance(0.9));
     if (noEmailPrefs) rec.omitSubscribedApps = true;
     else if (rng.chance(0.3)) rec.omitSubscribedApps = true;
     sub.channels.set('EMAIL', rec);
-    if (!verified) sub.pendingEmail = { code: rng.digits6(), expiresAt: anchorMs - rng.int(1, 10) * DAY };
+    if (!verified) sub.pendingEmail = { code: sixDigitCode(rng), expiresAt: anchorMs - rng.int(1, 10) * DAY };
   }
   const quirk = isDemo || index % 10 === 3;
   if (quirk) {
@@ -240,9 +266,9 @@ function makeSubscriber(
 
 /** Builds the whole alerts world from a seed. `anchorMs` is "now" for the generated history. */
 export function generateAlertsData(seed: number, walletAddresses: readonly string[], anchorMs: number): AlertsData {
-  const rng = new Prng(seed ^ 0x0a1e7);
+  const rng = alertsRng(seed ^ 0x0a1e7);
   const apps = makeApps(rng);
-  const clientKeys = [DEMO_CLIENT_KEY, `sck_${rng.hex(12)}`, `sck_${rng.hex(12)}`];
+  const clientKeys = [DEMO_CLIENT_KEY, `sck_${hexBytes(rng, 12)}`, `sck_${hexBytes(rng, 12)}`];
 
   const wallets = [...new Set(walletAddresses)];
   while (wallets.length < MIN_SUBSCRIBERS) wallets.push(base58Address(rng));

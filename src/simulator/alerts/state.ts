@@ -1,5 +1,5 @@
-import { generateAlertsData, type AlertsData } from './data.js';
-import { Prng } from './prng.js';
+import type { Rng } from '../prng.js';
+import { alertsRng, generateAlertsData, sixDigitCode, type AlertsData } from './data.js';
 import type { AppRecord, DeliveryRecord, DemoCredentials, SubscriberRecord } from './types.js';
 
 export interface AlertsStateOptions {
@@ -34,7 +34,7 @@ export class AlertsState {
   #byAppId = new Map<string, AppRecord>();
   #deliveries: DeliveryRecord[] = [];
   #idempotency = new Map<string, Map<string, IdempotencyEntry>>();
-  #rng!: Prng;
+  #rng!: Rng;
   #clock: () => number = Date.now;
 
   constructor(seed: number, walletAddresses: readonly string[], options: AlertsStateOptions = {}) {
@@ -53,7 +53,7 @@ export class AlertsState {
     this.#byAppId = new Map(this.#data.apps.map((a) => [a.id, a]));
     this.#deliveries = [];
     this.#idempotency = new Map();
-    this.#rng = new Prng(this.seed ^ 0x5e4d);
+    this.#rng = alertsRng(this.seed ^ 0x5e4d);
     this.#clock = Date.now;
   }
 
@@ -130,7 +130,7 @@ export class AlertsState {
   }
 
   newCode(): string {
-    return this.#rng.digits6();
+    return sixDigitCode(this.#rng);
   }
 
   newHex(nBytes: number): string {

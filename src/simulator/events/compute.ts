@@ -3,7 +3,7 @@
  * price series. Pure functions of (world, time): the same tick always gives the same events and ids,
  * so a retried or recomputed delivery is recognisable as a repeat.
  */
-import { hashString } from '../world/prng.js';
+import { hashString } from '../prng.js';
 import { DAY, HOUR } from '../world/series.js';
 import type { AssetRecord, World } from '../world/index.js';
 

@@ -7,7 +7,7 @@ import { averageCostBasis, quantityAt } from './costBasis.js';
 import { generateMarkets } from './markets.js';
 import { generatePositions } from './positions.js';
 import { makePriceFn } from './pricing.js';
-import { Rng, round, sig } from './prng.js';
+import { Rng, round, sig } from '../prng.js';
 import { DATA_START_MS, DAY, noise, seriesKey, WORLD_REFERENCE_MS } from './series.js';
 import type {
   Asset,

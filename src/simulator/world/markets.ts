@@ -1,6 +1,6 @@
 /** Providers and markets of all six types; every token inside a market is a Solana asset. */
 import { CDN, WELL_KNOWN_SOLANA } from './assets.js';
-import { Rng, round, sig } from './prng.js';
+import { Rng, round, sig } from '../prng.js';
 import { DATA_START_MS, DAY, WORLD_REFERENCE_MS } from './series.js';
 import type {
   AssetRecord,

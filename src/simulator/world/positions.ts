@@ -1,6 +1,6 @@
 /** Wallets and their positions of every type. */
 import { averageCostBasis } from './costBasis.js';
-import { Rng, round, sig } from './prng.js';
+import { Rng, round, sig } from '../prng.js';
 import { DATA_START_MS, DAY, HOUR, WORLD_REFERENCE_MS } from './series.js';
 import type {
   LendingMarket,

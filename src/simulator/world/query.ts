@@ -1,6 +1,6 @@
 /** Query-string helpers shared by the markets and assets routes: lists, limits, times, cursors, client key. */
 import { unauthorized, type SimRequest, type SimResponse } from '../router.js';
-import { hashString } from './prng.js';
+import { hashString } from '../prng.js';
 
 /** Thrown by the parsers; the routes turn it into `400 {"error": message}`. */
 export class BadRequest extends Error {}

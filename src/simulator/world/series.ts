@@ -3,7 +3,7 @@
  * lattice points, interpolated smoothly. The same (seed, id, t) always gives the same value, whatever
  * "now" is, so histories are deterministic and the current value is simply the series at now.
  */
-import { hashString, mix32 } from './prng.js';
+import { hashString, mix32 } from '../prng.js';
 
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;

@@ -3,7 +3,7 @@ import type { Asset, AssetSearchPage, AssetType, PriceHistory } from '../../mode
 import { badBody, isUpstreamError, refused } from '../errors.js';
 import { path, type HttpClient } from '../http.js';
 import { isoTime } from '../read.js';
-import { resolutionParam } from '../resolution.js';
+import { PRICE_HISTORY_RESOLUTIONS, resolutionParam } from '../resolution.js';
 import { isValidAssetId } from './ids.js';
 import { mapAsset, mapPriceHistory, mapSearch, rawAssetType } from './map.js';
 import type { RawAsset, RawAssetHistoryResponse, RawSearchResponse } from './types.js';
@@ -78,7 +78,7 @@ export function createAssetsClient(http: HttpClient): AssetsClient {
 
     async getPriceHistory(assetId, params) {
       checkId(assetId);
-      const resolution = resolutionParam(service, 'price history', params.resolution, ['FIVE_MINUTES', 'ONE_HOUR', 'ONE_DAY']);
+      const resolution = resolutionParam(service, 'price history', params.resolution, PRICE_HISTORY_RESOLUTIONS);
       return orNullOn404(async () => {
         const raw = await http.get<RawAssetHistoryResponse>(path`/v0/assets/${assetId}/history`, {
           route: 'GET /v0/assets/{id}/history',

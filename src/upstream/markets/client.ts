@@ -4,7 +4,7 @@ import type { Position, PositionHistory } from '../../models/position.js';
 import { badBody } from '../errors.js';
 import type { HttpClient } from '../http.js';
 import { isObject, isoTime } from '../read.js';
-import { resolutionParam } from '../resolution.js';
+import { MARKET_HISTORY_RESOLUTIONS, POSITION_HISTORY_RESOLUTIONS, resolutionParam } from '../resolution.js';
 import { mapMarketHistory, mapMarkets, mapPositionHistory, mapPositions, rawMarketStatus, rawMarketType } from './map.js';
 import type {
   RawMarketFilters,
@@ -108,7 +108,7 @@ export function createMarketsClient(http: HttpClient): MarketsClient {
           marketIds: params.marketIds,
           startTime: isoTime(params.startTime),
           endTime: isoTime(params.endTime),
-          resolution: resolutionParam(service, 'market history', params.resolution, ['ONE_HOUR', 'ONE_DAY']),
+          resolution: resolutionParam(service, 'market history', params.resolution, MARKET_HISTORY_RESOLUTIONS),
         },
       });
       if (!isObject(raw.data)) throw badBody(service, 'history data missing');
@@ -143,12 +143,7 @@ export function createMarketsClient(http: HttpClient): MarketsClient {
           startTime: isoTime(params.startTime),
           endTime: isoTime(params.endTime),
           positionIds: params.positionIds,
-          resolution: resolutionParam(service, 'position history', params.resolution, [
-            'ONE_MINUTE',
-            'FIVE_MINUTES',
-            'ONE_HOUR',
-            'ONE_DAY',
-          ]),
+          resolution: resolutionParam(service, 'position history', params.resolution, POSITION_HISTORY_RESOLUTIONS),
         },
       });
       if (!isObject(raw.data)) throw badBody(service, 'history data missing');

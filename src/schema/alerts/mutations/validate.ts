@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { NotificationChannel, Recipient, SendNotification } from '../../../models/alerts.js';
+import { isSolanaAddress } from '../../common/inputs.js';
 import { isUuid } from '../inputs.js';
 import { userError, type UserError } from './user-errors.js';
 
@@ -19,7 +20,6 @@ export const SEND_LIMITS = {
 /** A response lists at most this many problems: 10,000 bad addresses are not 10,000 entries. */
 const MAX_USER_ERRORS = 20;
 
-const WALLET_RE = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 const DATA_KEY_RE = /^[A-Za-z0-9_-]{1,64}$/;
 const IMAGE_EXT_RE = /\.(jpg|png|webp)$/i;
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -27,7 +27,6 @@ const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const IDEMPOTENCY_KEY_RE = /^[\x21-\x7e]+$/;
 const VERIFICATION_CODE_RE = /^\d{6}$/;
 
-export const isWalletAddress = (value: string): boolean => WALLET_RE.test(value);
 export const isEmail = (value: string): boolean => value.length <= 254 && EMAIL_RE.test(value);
 export const isVerificationCode = (value: string): boolean => VERIFICATION_CODE_RE.test(value);
 
@@ -206,7 +205,7 @@ function checkData(data: unknown, problems: Problems): Record<string, string> | 
 function checkRecipient(recipient: SendNotificationInput['recipient'], problems: Problems): Recipient | null {
   const { walletAddress, walletAddresses, allSubscribers } = recipient;
   if (typeof walletAddress === 'string') {
-    if (!isWalletAddress(walletAddress)) {
+    if (!isSolanaAddress(walletAddress)) {
       problems.add('walletAddress is a base58 address of 32–44 characters.', ['recipient', 'walletAddress']);
       return null;
     }
@@ -228,7 +227,7 @@ function checkRecipient(recipient: SendNotificationInput['recipient'], problems:
     }
     let valid = true;
     walletAddresses.forEach((address, i) => {
-      if (!isWalletAddress(address)) {
+      if (!isSolanaAddress(address)) {
         valid = false;
         problems.add('A wallet address is base58, 32–44 characters.', ['recipient', 'walletAddresses', i]);
       }

@@ -1,4 +1,4 @@
-/** Small deterministic helpers: a seeded PRNG (mulberry32), integer hashing, address encoders. */
+/** Small deterministic helpers of the whole simulator: a seeded PRNG (mulberry32), integer hashing, address encoders. */
 
 /** mulberry32: a tiny, fast 32-bit PRNG. Returns numbers in [0, 1). */
 export function mulberry32(seed: number): () => number {
@@ -122,6 +122,15 @@ export class Rng {
     const out = new Uint8Array(n);
     for (let i = 0; i < n; i++) out[i] = Math.floor(this.#next() * 256);
     return out;
+  }
+
+  /** A version 4 UUID (RFC 4122 layout). */
+  uuid(): string {
+    const b = this.bytes(16);
+    b[6] = (b[6]! & 0x0f) | 0x40;
+    b[8] = (b[8]! & 0x3f) | 0x80;
+    const h = Buffer.from(b).toString('hex');
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
   }
 
   /** A plausible Solana address: base58 of 32 random bytes (32–44 characters, usually 43–44). */

@@ -1,0 +1,60 @@
+import { createHash } from 'node:crypto';
+import { badUserInput } from '../../errors.js';
+
+/**
+ * Opaque connection cursors: base64url JSON of a payload each connection types and checks itself
+ * (its place in the list, and what binds the cursor to the arguments it was issued for).
+ */
+
+/** Room for any cursor the gateway issues, an upstream cursor inside included; anything longer is refused unread. */
+const MAX_CURSOR_LENGTH = 4_096;
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+/** An upstream's cursor rides inside ours: printable ASCII without spaces. */
+const UPSTREAM_CURSOR = /^[\x21-\x7e]+$/;
+
+export function encodeCursor<T>(payload: T): string {
+  return Buffer.from(JSON.stringify(payload)).toString('base64url');
+}
+
+/**
+ * The payload of a cursor the gateway issued, as `validate` accepts it (null: not a payload of this
+ * connection). Anything else is a BAD_USER_INPUT on `invalid.field` that says what to pass instead.
+ */
+export function decodeCursor<T>(
+  text: string,
+  validate: (payload: unknown) => T | null,
+  invalid: { field: string; message: string },
+): T {
+  const json = text.length <= MAX_CURSOR_LENGTH && BASE64URL.test(text) ? parseJson(Buffer.from(text, 'base64url').toString('utf8')) : null;
+  const payload = json ? validate(json.value) : null;
+  if (payload === null) throw badUserInput(invalid.message, invalid.field);
+  return payload;
+}
+
+/** A short digest of the arguments a cursor pages (in a canonical form), so that it is used with those only. */
+export function cursorFingerprint(args: unknown): string {
+  return createHash('sha256').update(JSON.stringify(args)).digest('base64url').slice(0, 16);
+}
+
+/** A payload's fields when it is a JSON object, else null. */
+export function fieldsOf(payload: unknown): Record<string, unknown> | null {
+  return typeof payload === 'object' && payload !== null && !Array.isArray(payload) ? (payload as Record<string, unknown>) : null;
+}
+
+/** Whether a value read from a cursor can be an upstream's cursor of at most `maxLength` characters. */
+export function isUpstreamCursor(value: unknown, maxLength: number): value is string {
+  return typeof value === 'string' && value.length <= maxLength && UPSTREAM_CURSOR.test(value);
+}
+
+/** An integer from 0 to `max`: the offsets and skips cursors carry. */
+export function isCount(value: unknown, max: number): value is number {
+  return Number.isInteger(value) && (value as number) >= 0 && (value as number) <= max;
+}
+
+function parseJson(text: string): { value: unknown } | null {
+  try {
+    return { value: JSON.parse(text) };
+  } catch {
+    return null;
+  }
+}
