@@ -38,6 +38,33 @@ describe('limits a single request cannot get past', () => {
   });
 });
 
+describe('history windows', () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway();
+  });
+  afterAll(() => gw.close());
+  beforeEach(() => gw.sim.controls.reset());
+
+  it('refuses an apyHistory of more than 2,000 points per market before any call', async () => {
+    const marketId = gw.sim.world.markets.find((m) => m.type === 'lending')!.id;
+    const result = await gw.execute(
+      'query($id: String!) { market(id: $id) { apyHistory(from: "2025-10-08T00:00:00Z", resolution: ONE_HOUR) { timestamp } } }',
+      { id: marketId },
+    );
+    expect(result.errors?.[0]?.extensions?.['code']).toBe('BAD_USER_INPUT');
+    expect(result.errors?.[0]?.message).toMatch(/at most 2000/);
+    expect(gw.sim.controls.count('markets', 'GET /v0/markets/history')).toBe(0);
+  });
+
+  it('refuses a price history that starts in the future before any call', async () => {
+    const result = await gw.execute('{ asset(id: "bitcoin:native") { priceHistory(from: "9000-01-01T00:00:00Z") { totalCount } } }');
+    expect(result.errors?.[0]?.extensions?.['code']).toBe('BAD_USER_INPUT');
+    expect(result.errors?.[0]?.message).toMatch(/future/);
+    expect(gw.sim.controls.count('assets', 'GET /v0/assets/:id/history')).toBe(0);
+  });
+});
+
 describe('nodes(ids:) keeps what it can', () => {
   let gw: TestGateway;
   beforeAll(async () => {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { printSortedSchema } from '../../src/schema/print.js';
 import { operation, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
@@ -188,14 +188,36 @@ describe('limits of the contract, checked before any call', () => {
     expect(result.userErrors.slice(0, 3).map((e) => e.field)).toEqual([['title'], ['body'], ['recipient', 'walletAddresses', '0']]);
   });
 
-  it("passes on the service's own refusal field by field (an unknown topic)", async () => {
+  it("passes on the service's own refusal field by field (an unknown topic), in the gateway's words", async () => {
     const result = await send(input({ topicId: 'no-such-topic' }));
     expect(result).toEqual({
       accepted: false,
       recipientCount: null,
-      userErrors: [{ code: 'INVALID_INPUT', message: 'topicId is not a topic of this app', field: ['topicId'] }],
+      userErrors: [{ code: 'INVALID_INPUT', message: 'The alerts service refused topicId.', field: ['topicId'] }],
     });
     expect(sends()).toBe(1);
+  });
+
+  it('keeps a __proto__ data key (valid by the contract) instead of dropping it silently', async () => {
+    const data = JSON.parse('{"__proto__":"x","a":"1"}') as Record<string, string>;
+    const spy = vi.spyOn(gw.services.upstream.alerts, 'send');
+    try {
+      const result = await send(input({ data }));
+      expect(result.userErrors).toEqual([]);
+      expect(sends()).toBe(1);
+      const sent = spy.mock.calls[0]![2];
+      expect(JSON.parse(JSON.stringify(sent.data))).toEqual(JSON.parse('{"__proto__":"x","a":"1"}'));
+      expect(Object.keys(sent.data!)).toEqual(['__proto__', 'a']);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it('refuses a data object of more than 100 keys before any call', async () => {
+    const data = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, 'v']));
+    const result = await send(input({ data }));
+    expect(result.userErrors).toEqual([{ code: 'INVALID_INPUT', message: 'data holds at most 100 keys; got 101.', field: ['data'] }]);
+    expect(sends()).toBe(0);
   });
 });
 

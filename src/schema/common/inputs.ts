@@ -52,7 +52,7 @@ export function checkWindow<R extends Resolution>(args: WindowArgs, rules: Windo
   if (rules.dataStart && from < rules.dataStart.getTime()) {
     throw badUserInput(`from must be at or after ${rules.dataStart.toISOString()}: no data exists earlier.`, 'from');
   }
-  if (rules.dataStart && from > now) throw badUserInput('from must not be in the future.', 'from');
+  if (from > now) throw badUserInput('from must not be in the future.', 'from');
   const untilNow = args.to ? '' : ' (default now)';
   if (rules.strictOrder && !(from < to)) throw badUserInput(`from must be before to${untilNow}.`, 'from');
   if (from > to) throw badUserInput(`from must not be after to${untilNow}.`, 'from');

@@ -1,7 +1,7 @@
 import { toGraphQLError } from '../../errors.js';
 import type { Market, MarketType, TokenRef } from '../../models/index.js';
 import type { Context } from '../../context.js';
-import { MARKET_HISTORY_RESOLUTIONS } from '../../upstream/index.js';
+import { MARKET_HISTORY_RESOLUTIONS, MAX_HISTORY_POINTS } from '../../upstream/index.js';
 import { builder } from '../builder.js';
 import { checkWindow, type WindowRules } from '../common/inputs.js';
 import { MarketStatusEnum, MarketTypeEnum, ResolutionEnum } from '../enums.js';
@@ -25,6 +25,9 @@ const APY_HISTORY_WINDOW: WindowRules<(typeof MARKET_HISTORY_RESOLUTIONS)[number
   field: 'apyHistory',
   resolutions: MARKET_HISTORY_RESOLUTIONS,
   defaultResolution: 'ONE_DAY',
+  // The contract sets no limit, but 50 markets of hourly points since launch are tens of megabytes:
+  // bound each market's series as the other histories are bound.
+  maxPoints: MAX_HISTORY_POINTS,
 };
 
 /** A token of a market as an `Asset`, through the asset loader (which falls back to the token record). */
@@ -87,7 +90,7 @@ MarketRef.implement({
     additionalData: t.field({ type: 'JSON', description: 'Extra data the upstream sends as is.', resolve: (m) => m.additionalData }),
     apyHistory: t.field({
       type: [MarketApyPoint],
-      description: 'APY and deposit history. Markets of one request are fetched together, up to 50 per upstream call.',
+      description: 'APY and deposit history, at most 2,000 points per market. Markets of one request are fetched together, up to 50 per upstream call.',
       args: {
         from: t.arg({ type: 'DateTime', required: true, description: 'Start of the window.' }),
         to: t.arg({ type: 'DateTime', description: 'End of the window; default now.' }),

@@ -12,6 +12,8 @@ export const SEND_LIMITS = {
   actionsMax: 3,
   labelMax: 30,
   dataValueMax: 500,
+  /** Not in the contract: the gateway's own bound on the size of one send body. */
+  dataKeysMax: 100,
   recipientsMax: 10_000,
   idempotencyKeyMax: 255,
   topicIdMax: 128,
@@ -188,8 +190,14 @@ function checkData(data: unknown, problems: Problems): Record<string, string> | 
     problems.add('data is an object whose values are strings.', ['data']);
     return undefined;
   }
-  const out: Record<string, string> = {};
-  for (const key of Object.keys(data).sort()) {
+  // No prototype: a `__proto__` key (valid by the contract's pattern) stays a plain key, not lost.
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
+  const keys = Object.keys(data);
+  if (keys.length > SEND_LIMITS.dataKeysMax) {
+    problems.add(`data holds at most ${SEND_LIMITS.dataKeysMax} keys; got ${keys.length}.`, ['data']);
+    return undefined;
+  }
+  for (const key of keys.sort()) {
     const value = (data as Record<string, unknown>)[key];
     if (!DATA_KEY_RE.test(key)) problems.add('A data key is 1–64 characters of A–Z, a–z, 0–9, _ and -.', ['data', key]);
     if (typeof value !== 'string' || charLength(value) < 1 || charLength(value) > SEND_LIMITS.dataValueMax) {
@@ -249,10 +257,11 @@ function fingerprint(appId: string, notification: SendNotification): string {
 
 /**
  * Turns the issues of a send 400 (`{"message", "issues": [{"path": "message.actions[0].url", ...}]}`)
- * into `userErrors` with the gateway's field paths; anything else becomes one entry.
+ * into `userErrors` with the gateway's field paths; anything else becomes one entry. The messages
+ * are the gateway's own: the upstream's text can carry internals.
  */
 export function sendRefusalErrors(upstreamMessage: string | undefined): UserError[] {
-  const fallback = [userError('INVALID_INPUT', upstreamMessage ?? 'The alerts service refused the notification.')];
+  const fallback = [userError('INVALID_INPUT', 'The alerts service refused the notification.')];
   if (!upstreamMessage) return fallback;
   let parsed: unknown;
   try {
@@ -264,13 +273,13 @@ export function sendRefusalErrors(upstreamMessage: string | undefined): UserErro
   if (!Array.isArray(issues) || issues.length === 0) return fallback;
   const problems = new Problems();
   for (const issue of issues) {
-    const { path, message } = (issue ?? {}) as { path?: unknown; message?: unknown };
-    if (typeof path !== 'string' || typeof message !== 'string') continue;
+    const { path } = (issue ?? {}) as { path?: unknown };
+    if (typeof path !== 'string') continue;
     const field = path
       .replace(/^message\./, '')
       .split(/[.[\]]+/)
       .filter(Boolean);
-    problems.add(`${field.join('.') || 'input'} ${message}`, field.length > 0 ? field : []);
+    problems.add(`The alerts service refused ${field.join('.') || 'the input'}.`, field.length > 0 ? field : []);
   }
   return problems.empty ? fallback : problems.list;
 }
