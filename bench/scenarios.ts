@@ -570,7 +570,7 @@ export async function degraded(sim: Simulator): Promise<ScenarioResult> {
     checks.push(check('Assets hanging: every response keeps its token symbols', answered === HANG_REQUESTS, `${answered}/${HANG_REQUESTS}`));
     const after = summarize(down.samples.slice(1).map((s) => s.result.ms));
     facts.push(
-      `Assets hanging: the first MarketsPage took ${ms(down.samples[0]!.result.ms)} (the ${hanging.config.upstreamTimeoutMs} ms upstream deadline), ` +
+      `Assets hanging: the first MarketsPage took ${ms(down.samples[0]!.result.ms)} (the ${hanging.config.assetsTimeoutMs} ms deadline of assets calls), ` +
         `the next ${HANG_REQUESTS - 1} p50 ${ms(after.p50)} once the breaker had opened.`,
     );
   } finally {
