@@ -7,6 +7,7 @@ import { createLogger } from './logger.js';
 import { createServices } from './services.js';
 import { startEventEmitter, type WebhookEmitter } from './simulator/events/index.js';
 import { startSimulator, type Simulator } from './simulator/index.js';
+import { attachGraphQLWs } from './ws.js';
 
 /** The only module with side effects: read the configuration, listen, and shut down gracefully. */
 async function main(): Promise<void> {
@@ -39,6 +40,7 @@ async function main(): Promise<void> {
     : undefined;
   const app = createApp({ config, services, graphiql: { defaultQuery: DEMO_QUERY, headers: demoHeaders } });
   const server = createServer(app.yoga);
+  const closeGraphQLWs = attachGraphQLWs(server, app.yoga, { production: config.production });
   await services.start?.();
 
   await new Promise<void>((resolve) => server.listen(config.port, resolve));
@@ -76,6 +78,9 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down: draining in-flight requests');
     app.setDraining(true);
     await emitter?.stop();
+    // WebSockets outlive the HTTP server's close(). Closed first, with 1001 Going Away, their graphql-ws
+    // clients reconnect and subscribe again (to another replica) rather than see their streams complete.
+    await closeGraphQLWs();
     // Open event streams never end on their own: complete them so in-flight requests can finish.
     await services.events.close();
     const force = setTimeout(() => {
