@@ -11,6 +11,11 @@ const CREDENTIAL_PARAMS = ['authorization', 'x-service-client-key', 'x-service-a
 const MAX_MESSAGE_BYTES = 1024 * 1024;
 /** On shutdown, how long a client gets to answer the close frame before its socket is cut. */
 const CLOSE_GRACE_MS = 2000;
+/**
+ * Operations one socket may run at once (subscriptions mostly: queries end by themselves). Each live
+ * subscription holds a listener and its own loaders, so one client must not open them without bound.
+ */
+export const MAX_OPERATIONS_PER_SOCKET = 100;
 
 export interface GraphQLWsOptions {
   /** Production refuses introspection, as the HTTP endpoint does. */
@@ -51,6 +56,8 @@ export function attachGraphQLWs(
       execute: (args) => envelopedByContext.get(args.contextValue as object)!.execute(args),
       subscribe: (args) => envelopedByContext.get(args.contextValue as object)!.subscribe(args),
       onSubscribe: async (ctx, _id, params) => {
+        // graphql-ws has already registered this operation: the count includes it.
+        if (Object.keys(ctx.subscriptions).length > MAX_OPERATIONS_PER_SOCKET) return [tooManyOperations()];
         const { socket } = ctx.extra;
         // No Fetch request exists here; this one stands for the operation, so `createContext` and the
         // resolvers read credentials and the abort signal from it as they do over HTTP.
@@ -96,6 +103,13 @@ export function attachGraphQLWs(
       clearTimeout(cut);
     }
   };
+}
+
+function tooManyOperations(): GraphQLError {
+  return new GraphQLError(
+    `This connection already runs ${MAX_OPERATIONS_PER_SOCKET} operations: complete one before starting another.`,
+    { extensions: { code: 'RATE_LIMITED', retryAfterSeconds: null } },
+  );
 }
 
 /** The credential headers a caller put in `connectionParams`; anything else there is ignored. */

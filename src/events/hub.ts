@@ -1,5 +1,6 @@
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
-import { createPubSub, Repeater, SlidingBuffer, type PubSub, type PubSubEvent } from 'graphql-yoga';
+import { setMaxListeners } from 'node:events';
+import { createPubSub, Repeater, SlidingBuffer, type PubSub, type PubSubEvent, type PubSubEventTarget } from 'graphql-yoga';
 import { Redis } from 'ioredis';
 import { Counter, Gauge } from 'prom-client';
 import type { ServiceDeps } from '../services.js';
@@ -66,7 +67,10 @@ export function createEventHub(deps: ServiceDeps): EventHub {
       eventTarget: createRedisEventTarget<PubSubEvent<Topics, typeof EVENTS_TOPIC>>({ publishClient, subscribeClient }),
     });
   } else {
-    pubsub = createPubSub<Topics>();
+    // Every open subscription listens on this one target: Node's leak warning past 10 listeners is noise here.
+    const eventTarget = new EventTarget();
+    setMaxListeners(0, eventTarget);
+    pubsub = createPubSub<Topics>({ eventTarget: eventTarget as PubSubEventTarget<Topics> });
   }
 
   const seen = createSeenIds({ redis: publisher, logger });

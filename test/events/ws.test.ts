@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createClient, type Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
-import { attachGraphQLWs } from '../../src/ws.js';
+import { attachGraphQLWs, MAX_OPERATIONS_PER_SOCKET } from '../../src/ws.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { postWebhook, priceChange, SOL, startEventsGateway, trending } from './helpers.js';
 
@@ -152,6 +152,34 @@ describe('GraphQL over WebSocket (graphql-ws) on /graphql', () => {
       await prodServer.close();
       await prod.close();
     }
+  });
+
+  it(`runs at most ${MAX_OPERATIONS_PER_SOCKET} operations per socket: the next is refused until one completes`, async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    const client = connect(server.url);
+    const before = gw.services.events.subscriptions;
+    const stops = Array.from({ length: MAX_OPERATIONS_PER_SOCKET }, () =>
+      client.subscribe({ query: 'subscription { events { eventId } }' }, { next: () => {}, error: () => {}, complete: () => {} }),
+    );
+    await vi.waitFor(() => expect(gw.services.events.subscriptions).toBe(before + MAX_OPERATIONS_PER_SOCKET));
+
+    const refused = await run(client, '{ __typename }');
+    expect(refused.data).toBeUndefined();
+    expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'RATE_LIMITED', retryAfterSeconds: null });
+    expect(refused.errors?.[0]?.message).toMatch(/complete one/);
+    // Another socket has its own allowance.
+    expect(await run(connect(server.url), '{ __typename }')).toEqual({ data: { __typename: 'Query' } });
+
+    stops[0]!();
+    await vi.waitFor(() => expect(gw.services.events.subscriptions).toBe(before + MAX_OPERATIONS_PER_SOCKET - 1));
+    expect(await run(client, '{ __typename }')).toEqual({ data: { __typename: 'Query' } });
+    for (const stop of stops) stop();
+    await vi.waitFor(() => expect(gw.services.events.subscriptions).toBe(before));
+    process.off('warning', onWarning);
+    // A hundred listeners on the events topic are normal here, not a leak to warn about.
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
   });
 
   it('on shutdown closes the sockets with 1001 Going Away, ending their subscriptions', async () => {
