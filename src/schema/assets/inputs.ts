@@ -3,6 +3,7 @@ import type { AssetType } from '../../models/index.js';
 import { isValidAssetId, MAX_HISTORY_POINTS, PRICE_HISTORY_RESOLUTIONS } from '../../upstream/index.js';
 import { cursorFingerprint, decodeCursor, encodeCursor, fieldsOf, isCount, isUpstreamCursor } from '../common/cursor.js';
 import type { WindowRules } from '../common/inputs.js';
+import type { UpstreamPosition } from '../common/upstream-page.js';
 
 /** Checks of caller input for the asset fields: every failure is a BAD_USER_INPUT saying what is allowed, before any call. */
 
@@ -62,12 +63,6 @@ export const PRICE_HISTORY_WINDOW: WindowRules<PriceResolution> = {
 /** The upstream's cursor rides inside ours: of sane length, or it is not one we issued. */
 const MAX_UPSTREAM_CURSOR_LENGTH = 512;
 
-/** A place in a search: the upstream cursor of a page (null = the first page) and how many of its results lie before it. */
-export interface SearchPosition {
-  cursor: string | null;
-  skip: number;
-}
-
 type SearchCursor = [kind: 'search', fingerprint: string, cursor: string | null, skip: number];
 
 /** Binds a search cursor to its query and types: the upstream refuses cursors of another search. */
@@ -75,11 +70,11 @@ export function searchFingerprint(query: string, types: readonly AssetType[] | u
   return cursorFingerprint([query.toLowerCase(), types ?? []]);
 }
 
-export function encodeSearchCursor(fingerprint: string, position: SearchPosition): string {
+export function encodeSearchCursor(fingerprint: string, position: UpstreamPosition): string {
   return encodeCursor<SearchCursor>(['search', fingerprint, position.cursor, position.skip]);
 }
 
-export function decodeSearchCursor(after: string, fingerprint: string): SearchPosition {
+export function decodeSearchCursor(after: string, fingerprint: string): UpstreamPosition {
   const [, issuedFor, cursor, skip] = decodeCursor(after, searchCursor, {
     field: 'after',
     message: 'after is not a cursor of searchAssets: pass an endCursor or edge cursor it returned.',

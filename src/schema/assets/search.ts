@@ -1,6 +1,7 @@
 import { toGraphQLError } from '../../errors.js';
 import type { AssetSummary } from '../../models/index.js';
 import { builder } from '../builder.js';
+import { resumeInUpstreamPage } from '../common/upstream-page.js';
 import { AssetRef, type AssetView } from '../refs.js';
 import { AssetTypeEnum } from './asset.js';
 import {
@@ -12,7 +13,6 @@ import {
   decodeSearchCursor,
   encodeSearchCursor,
   searchFingerprint,
-  type SearchPosition,
 } from './inputs.js';
 
 /** A search result as an Asset: the summary now, the other fields loaded only if a caller asks for them. */
@@ -62,15 +62,17 @@ builder.queryFields((t) => ({
       const types = checkSearchTypes(args.types);
       const first = checkFirst(args.first, SEARCH_PAGE);
       const fingerprint = searchFingerprint(query, types);
-      const start: SearchPosition = args.after ? decodeSearchCursor(args.after, fingerprint) : { cursor: null, skip: 0 };
+      const read = resumeInUpstreamPage({ first, after: args.after }, SEARCH_PAGE.max, {
+        decode: (after) => decodeSearchCursor(after, fingerprint),
+        encode: (position) => encodeSearchCursor(fingerprint, position),
+      });
 
       let page;
       try {
         page = await ctx.services.upstream.assets.searchAssets({
           query,
-          // An edge cursor may point inside an upstream page: that page is read again from its start and skipped.
-          limit: Math.min(SEARCH_PAGE.max, start.skip + first),
-          cursor: start.cursor,
+          limit: read.limit,
+          cursor: read.cursor,
           signal: ctx.request.signal,
           ...(types ? { types } : {}),
         });
@@ -78,25 +80,8 @@ builder.queryFields((t) => ({
         throw toGraphQLError(error);
       }
 
-      const results = page.results.slice(start.skip, start.skip + first);
-      const consumed = start.skip + results.length;
-      const hasNextPage = consumed < page.results.length || page.cursor !== null;
-      const resumeAt = (skip: number): string =>
-        // Past the last result of the page, the next upstream page starts fresh.
-        skip >= page.results.length && page.cursor !== null
-          ? encodeSearchCursor(fingerprint, { cursor: page.cursor, skip: 0 })
-          : encodeSearchCursor(fingerprint, { cursor: start.cursor, skip });
-
-      const edges = results.map((summary, i) => ({ cursor: resumeAt(start.skip + i + 1), node: summaryView(summary) }));
-      return {
-        edges,
-        pageInfo: {
-          hasNextPage,
-          hasPreviousPage: args.after != null,
-          startCursor: edges[0]?.cursor ?? null,
-          endCursor: edges.at(-1)?.cursor ?? (hasNextPage ? resumeAt(consumed) : null),
-        },
-      };
+      const { edges, pageInfo } = read.page(page.results, page.cursor);
+      return { edges: edges.map(({ cursor, node }) => ({ cursor, node: summaryView(node) })), pageInfo };
     },
   }),
 }));

@@ -1,23 +1,14 @@
 import { badUserInput, toGraphQLError } from '../../errors.js';
-import { marketTokens, type Market, type TokenRef } from '../../models/index.js';
+import { marketTokens, type TokenRef } from '../../models/index.js';
 import { builder } from '../builder.js';
 import { decodeCursor, encodeCursor, fieldsOf, isCount, isUpstreamCursor } from '../common/cursor.js';
+import { resumeInUpstreamPage, type UpstreamPosition } from '../common/upstream-page.js';
 import { MarketRef } from '../refs.js';
 import { filterFingerprint, MarketFilterInputRef, parseMarketFilter } from './filter.js';
 
 export const MARKETS_PAGE = { default: 20, max: 200 } as const;
 /** The upstream's cursors are opaque; anything beyond this is not one of them. */
 const MAX_UPSTREAM_CURSOR = 512;
-
-/**
- * A position in the listing: the upstream cursor of a page (null = first page) and how many markets
- * of that page come before the position, bound to the fingerprint of the filter it was issued for.
- */
-interface ListingPosition {
-  upstreamCursor: string | null;
-  skip: number;
-  fingerprint: string;
-}
 
 interface CursorPayload {
   v: 1;
@@ -26,11 +17,12 @@ interface CursorPayload {
   f: string;
 }
 
-export function encodeMarketsCursor(position: ListingPosition): string {
-  return encodeCursor<CursorPayload>({ v: 1, c: position.upstreamCursor, o: position.skip, f: position.fingerprint });
+/** A position in the listing, bound to the fingerprint of the filter it was issued for. */
+export function encodeMarketsCursor(fingerprint: string, position: UpstreamPosition): string {
+  return encodeCursor<CursorPayload>({ v: 1, c: position.cursor, o: position.skip, f: fingerprint });
 }
 
-export function decodeMarketsCursor(after: string, fingerprint: string): ListingPosition {
+export function decodeMarketsCursor(after: string, fingerprint: string): UpstreamPosition {
   const { c, o, f } = decodeCursor(after, cursorPayload, {
     field: 'after',
     message: '`after` is not a cursor of `markets`: pass an `endCursor` or edge `cursor` from an earlier page.',
@@ -38,7 +30,7 @@ export function decodeMarketsCursor(after: string, fingerprint: string): Listing
   if (f !== fingerprint) {
     throw badUserInput('This `after` cursor was issued for a different `filter`: use it with the filter it came from, or start again without `after`.', 'after');
   }
-  return { upstreamCursor: c, skip: o, fingerprint };
+  return { cursor: c, skip: o };
 }
 
 function cursorPayload(payload: unknown): CursorPayload | null {
@@ -86,49 +78,31 @@ builder.queryFields((t) => ({
       }
       const filter = parseMarketFilter(args.filter);
       const fingerprint = filterFingerprint(filter);
-      const start: ListingPosition = args.after
-        ? decodeMarketsCursor(args.after, fingerprint)
-        : { upstreamCursor: null, skip: 0, fingerprint };
+      const read = resumeInUpstreamPage({ first, after: args.after }, MARKETS_PAGE.max, {
+        decode: (after) => decodeMarketsCursor(after, fingerprint),
+        encode: (position) => encodeMarketsCursor(fingerprint, position),
+      });
 
       let page;
       try {
         page = await ctx.services.upstream.markets.listMarkets({
           ...filter,
-          cursor: start.upstreamCursor,
-          limit: Math.min(MARKETS_PAGE.max, start.skip + first),
+          cursor: read.cursor,
+          limit: read.limit,
           signal: ctx.request.signal,
         });
       } catch (error) {
         throw toGraphQLError(error);
       }
 
-      const markets = page.markets.slice(start.skip, start.skip + first);
+      const { edges, pageInfo } = read.page(page.markets, page.cursor);
       const tokens: TokenRef[] = [];
-      for (const market of markets) {
+      for (const { node: market } of edges) {
         ctx.loaders.markets.market.prime(market.marketId, market);
         tokens.push(...marketTokens(market));
       }
       if (tokens.length > 0) ctx.services.assetCache.rememberTokens(tokens);
-
-      const consumed = start.skip + markets.length;
-      const restInPage = consumed < page.markets.length;
-      const hasNextPage = restInPage || page.cursor !== null;
-      const resumeAt = (skip: number): string =>
-        // Past the last market of the page, the next upstream page starts fresh.
-        skip >= page.markets.length && page.cursor !== null
-          ? encodeMarketsCursor({ upstreamCursor: page.cursor, skip: 0, fingerprint })
-          : encodeMarketsCursor({ upstreamCursor: start.upstreamCursor, skip, fingerprint });
-
-      const edges = markets.map((node: Market, i) => ({ cursor: resumeAt(start.skip + i + 1), node }));
-      return {
-        edges,
-        pageInfo: {
-          hasNextPage,
-          hasPreviousPage: args.after != null,
-          startCursor: edges[0]?.cursor ?? null,
-          endCursor: edges.at(-1)?.cursor ?? (hasNextPage ? resumeAt(consumed) : null),
-        },
-      };
+      return { edges, pageInfo };
     },
   }),
 }));
