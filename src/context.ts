@@ -36,5 +36,5 @@ export function readCredentials(headers: Headers): Credentials {
 
 export function createContext(initial: YogaInitialContext, services: Services): Context {
   const credentials = readCredentials(initial.request.headers);
-  return { ...initial, services, credentials, loaders: createLoaders(services, credentials) };
+  return { ...initial, services, credentials, loaders: createLoaders(services, credentials, initial.request.signal) };
 }

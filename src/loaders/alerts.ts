@@ -55,7 +55,8 @@ export interface AlertsLoaders {
   invalidate(kind: AlertsDataKind): void;
 }
 
-export function createAlertsLoaders(services: Services, credentials: Credentials): AlertsLoaders {
+/** `signal` aborts the reads; the mutations call the client themselves and are never aborted. */
+export function createAlertsLoaders(services: Services, credentials: Credentials, signal?: AbortSignal): AlertsLoaders {
   const client = services.upstream.alerts;
   const creds = credentials.subscriber;
 
@@ -72,9 +73,9 @@ export function createAlertsLoaders(services: Services, credentials: Credentials
     return { get: () => (promise ??= load()), clear: () => (promise = undefined) };
   }
 
-  const identity = memo(() => call((c) => client.getIdentity(c)));
-  const channels = memo(() => call((c) => client.listChannels(c)));
-  const apps = memo(() => call((c) => client.listApps(c)));
+  const identity = memo(() => call((c) => client.getIdentity(c, { signal })));
+  const channels = memo(() => call((c) => client.listChannels(c, { signal })));
+  const apps = memo(() => call((c) => client.listApps(c, { signal })));
 
   const pages = new Map<string, Promise<InboxPage>>();
   const pageKey = (key: InboxPageKey) => JSON.stringify([key.appId, key.limit, key.cursor]);
@@ -87,6 +88,7 @@ export function createAlertsLoaders(services: Services, credentials: Credentials
           ...(key.appId ? { appId: key.appId } : {}),
           limit: key.limit,
           cursor: key.cursor,
+          signal,
         }),
       );
       pages.set(id, page);
@@ -111,7 +113,7 @@ export function createAlertsLoaders(services: Services, credentials: Credentials
         // That page failed for its own reasons (e.g. a stale cursor): ask for the summary itself.
       }
     }
-    return call((c) => client.getInboxSummary(c, appId ? { appId } : {}));
+    return call((c) => client.getInboxSummary(c, { ...(appId ? { appId } : {}), signal }));
   }
 
   // Batched to the end of the tick so that an inbox page requested beside the count (as the

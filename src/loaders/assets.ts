@@ -33,8 +33,11 @@ export interface AssetLoaders {
   priceHistory: DataLoader<PriceHistoryKey, PriceHistory | null, string>;
 }
 
-/** Per-request loaders over the shared asset cache: each id and each series is asked for once per request. */
-export function createAssetLoaders(services: Services): AssetLoaders {
+/**
+ * Per-request loaders over the shared asset cache: each id and each series is asked for once per request.
+ * `signal` aborts the price series calls only: the cache's calls are shared with other requests.
+ */
+export function createAssetLoaders(services: Services, signal?: AbortSignal): AssetLoaders {
   const { assetCache, upstream } = services;
 
   // Assets this request fetched (or tried to): their price is as fresh as it gets, so `price` does
@@ -62,7 +65,7 @@ export function createAssetLoaders(services: Services): AssetLoaders {
       Promise.all(
         keys.map((key) =>
           upstream.assets
-            .getPriceHistory(key.assetId, { from: key.from, to: key.to ?? undefined, resolution: key.resolution })
+            .getPriceHistory(key.assetId, { from: key.from, to: key.to ?? undefined, resolution: key.resolution, signal })
             .catch(asError),
         ),
       ),

@@ -5,7 +5,7 @@ import { createAssetLoaders, type AssetLoaders } from './assets.js';
 import { createMarketLoaders, type MarketLoaders } from './markets.js';
 import { createPositionLoaders, type PositionLoaders } from './positions.js';
 
-/** Every per-request loader, by domain. Built once per request by `createContext`. */
+/** Every per-request loader, by domain. Built once per request by `createContext` (and per event of a subscription). */
 export interface Loaders {
   assets: AssetLoaders;
   markets: MarketLoaders;
@@ -13,11 +13,15 @@ export interface Loaders {
   alerts: AlertsLoaders;
 }
 
-export function createLoaders(services: Services, credentials: Credentials): Loaders {
+/**
+ * `signal` is the request's own: its abort (the client went away) abandons the upstream reads these
+ * loaders make for it. Writes and the shared caches they read through never take it.
+ */
+export function createLoaders(services: Services, credentials: Credentials, signal: AbortSignal): Loaders {
   return {
-    assets: createAssetLoaders(services),
-    markets: createMarketLoaders(services),
-    positions: createPositionLoaders(services),
-    alerts: createAlertsLoaders(services, credentials),
+    assets: createAssetLoaders(services, signal),
+    markets: createMarketLoaders(services, signal),
+    positions: createPositionLoaders(services, signal),
+    alerts: createAlertsLoaders(services, credentials, signal),
   };
 }

@@ -28,7 +28,8 @@ export interface MarketLoaders {
   apyHistory: DataLoader<ApyHistoryKey, MarketHistoryPoint[]>;
 }
 
-export function createMarketLoaders(services: Services): MarketLoaders {
+/** `signal` aborts the APY history calls; `market` and `provider` read the shared index and never take it. */
+export function createMarketLoaders(services: Services, signal?: AbortSignal): MarketLoaders {
   const { marketIndex, upstream } = services;
 
   const market = new DataLoader<string, Market | null>((ids) => marketIndex.markets(ids));
@@ -58,6 +59,7 @@ export function createMarketLoaders(services: Services): MarketLoaders {
                 startTime: key.from,
                 ...(key.to ? { endTime: key.to } : {}),
                 resolution: key.resolution,
+                signal,
               })
               .then(
                 (histories) => {

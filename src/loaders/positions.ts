@@ -26,12 +26,13 @@ export interface PositionLoaders {
   valueHistory: DataLoader<ValueHistoryKey, WalletValuePoint[], string>;
 }
 
-export function createPositionLoaders(services: Services): PositionLoaders {
+/** `signal` aborts the calls (the loaders serve one request, so batches hold that request's keys only). */
+export function createPositionLoaders(services: Services, signal?: AbortSignal): PositionLoaders {
   const { upstream, assetCache, config } = services;
 
   const byWallet = new DataLoader<string, Position[]>(
     async (wallets) => {
-      const positions = await upstream.markets.getPositions({ walletAddresses: wallets });
+      const positions = await upstream.markets.getPositions({ walletAddresses: wallets, signal });
       assetCache.rememberTokens(positionTokens(positions));
       const byOwner = new Map<string, Position[]>(wallets.map((wallet) => [wallet, []]));
       for (const position of positions) byOwner.get(position.ownerAddress)?.push(position);
@@ -48,6 +49,7 @@ export function createPositionLoaders(services: Services): PositionLoaders {
         startTime: from,
         ...(to ? { endTime: to } : {}),
         resolution,
+        signal,
       });
       return [walletValueHistory(histories)];
     },

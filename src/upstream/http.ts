@@ -213,8 +213,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(new Deadline(`deadline of ${timeoutMs} ms exceeded`)), timeoutMs);
     const onCallerAbort = () => deadline.abort(new CallerAborted('aborted by the caller'));
+    let forget: (() => void) | undefined;
     if (opts.signal?.aborted) onCallerAbort();
-    else opts.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    else if (opts.signal) forget = whenAborted(opts.signal, onCallerAbort);
 
     const headers: Record<string, string> = { accept: 'application/json' };
     for (const [name, value] of Object.entries({ ...defaultHeaders, ...opts.headers })) {
@@ -252,7 +253,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       throw error;
     } finally {
       clearTimeout(timer);
-      opts.signal?.removeEventListener('abort', onCallerAbort);
+      forget?.();
     }
   }
 
@@ -406,6 +407,27 @@ function countsAsFailure(error: unknown): boolean {
   if (error instanceof CallerAborted) return false;
   if (error instanceof UpstreamError) return error.kind === 'UNAVAILABLE';
   return true;
+}
+
+/** For each caller's signal, the calls in flight that its abort ends. */
+const callsBySignal = new WeakMap<AbortSignal, Set<() => void>>();
+
+/**
+ * Runs `abort` when `signal` aborts, until the returned function is called. A request's calls (and a
+ * WebSocket's operations) share one signal, so it gets one listener for all of them: one per call would
+ * pass Node's limit of 10 per signal (MaxListenersExceededWarning) as soon as a request fans out.
+ */
+function whenAborted(signal: AbortSignal, abort: () => void): () => void {
+  const calls = callsBySignal.get(signal) ?? listenTo(signal);
+  calls.add(abort);
+  return () => calls.delete(abort);
+}
+
+function listenTo(signal: AbortSignal): Set<() => void> {
+  const calls = new Set<() => void>();
+  signal.addEventListener('abort', () => calls.forEach((abort) => abort()), { once: true });
+  callsBySignal.set(signal, calls);
+  return calls;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

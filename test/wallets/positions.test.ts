@@ -236,9 +236,9 @@ describe('Wallet.positions', () => {
     expect(res.data.wallet.lending.totalCount).toBe(raw.filter((p) => p.type === 'lending').length);
     expect(res.data.wallet.settled.totalCount).toBe(raw.filter((p) => p.market?.status === 'settled').length);
     expect(positionCalls(gw)).toBe(1);
-    // Unfiltered: the gateway filters, so the one call carries neither type nor market status.
+    // Unfiltered: the gateway filters, so the one call carries neither type nor market status (only the request's signal).
     expect(getPositions).toHaveBeenCalledTimes(1);
-    expect(getPositions.mock.calls[0]![0]).toEqual({ walletAddresses: [address] });
+    expect(getPositions.mock.calls[0]![0]).toEqual({ walletAddresses: [address], signal: expect.any(AbortSignal) });
   });
 
   it('gives a wallet without positions an empty connection and a zero value, not null', async () => {

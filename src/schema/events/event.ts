@@ -42,10 +42,11 @@ function loadAsset(assetId: string, ctx: Context) {
  * context lives as long as its stream and the executor hands that one object to every event, so
  * loaders kept from an earlier event would show its data and grow for the stream's lifetime. The
  * executor resolves a stream's events one after another (the next event is read once the previous
- * one is delivered), so the swap never reaches an event still being resolved.
+ * one is delivered), so the swap never reaches an event still being resolved. They take the
+ * subscription's signal: it aborts when its subscriber goes away, the only one their reads serve.
  */
 function withEventLoaders(event: Event, ctx: Context): Event {
-  ctx.loaders = createLoaders(ctx.services, ctx.credentials);
+  ctx.loaders = createLoaders(ctx.services, ctx.credentials, ctx.request.signal);
   return event;
 }
 
