@@ -1,8 +1,9 @@
 import type { Server } from 'node:http';
 import { GraphQLError, NoSchemaIntrospectionCustomRule, type ExecutionArgs } from 'graphql';
-import { useServer } from 'graphql-ws/use/ws';
+import type { Context as GraphQLWsContext, SubscribePayload } from 'graphql-ws';
+import { useServer, type Extra } from 'graphql-ws/use/ws';
 import type { YogaServerInstance } from 'graphql-yoga';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { Context, ServerContext } from './context.js';
 
 /** `connectionParams` keys read as the headers of the same name over HTTP (any case). */
@@ -16,12 +17,15 @@ const CLOSE_GRACE_MS = 2000;
  * subscription holds a listener and its own loaders, so one client must not open them without bound.
  */
 export const MAX_OPERATIONS_PER_SOCKET = 100;
+/** Larger than any `complete` message with a sensible id. */
+const COMPLETE_MESSAGE_MAX_BYTES = 512;
 
 export interface GraphQLWsOptions {
   /** Production refuses introspection, as the HTTP endpoint does. */
   production: boolean;
 }
 
+type WsContext = GraphQLWsContext<Record<string, unknown> | undefined, Extra>;
 type Enveloped = ReturnType<YogaServerInstance<ServerContext, Context>['getEnveloped']>;
 
 /**
@@ -37,12 +41,21 @@ export function attachGraphQLWs(
   options: GraphQLWsOptions,
 ): () => Promise<void> {
   const wss = new WebSocketServer({ server: httpServer, path: yoga.graphqlEndpoint, maxPayload: MAX_MESSAGE_BYTES });
-  // Resolvers pass `ctx.request.signal` to upstream calls: it aborts when the socket goes away.
-  const signals = new WeakMap<WebSocket, AbortSignal>();
+  // Each socket's running operations, by id. An operation's controller is its request's signal, which
+  // resolvers pass to upstream reads: it aborts when the client completes the operation or the socket
+  // goes away. An entry leaves only when the execution has ended, so the cap counts what really runs.
+  const running = new WeakMap<WebSocket, Map<string, AbortController>>();
   wss.on('connection', (socket) => {
-    const controller = new AbortController();
-    signals.set(socket, controller.signal);
-    socket.once('close', () => controller.abort());
+    const operations = new Map<string, AbortController>();
+    running.set(socket, operations);
+    socket.on('message', (data, isBinary) => {
+      const id = !isBinary && completedId(data);
+      if (id) operations.get(id)?.abort();
+    });
+    socket.once('close', () => {
+      for (const controller of operations.values()) controller.abort();
+      operations.clear();
+    });
   });
   // Each operation executes through its own enveloped instance (graphql-yoga's recipe passes it as the
   // rootValue; keyed by context here, resolvers see the same root as over HTTP).
@@ -55,43 +68,65 @@ export function attachGraphQLWs(
       isProd: options.production,
       execute: (args) => envelopedByContext.get(args.contextValue as object)!.execute(args),
       subscribe: (args) => envelopedByContext.get(args.contextValue as object)!.subscribe(args),
-      onSubscribe: async (ctx, _id, params) => {
-        // graphql-ws has already registered this operation: the count includes it.
-        if (Object.keys(ctx.subscriptions).length > MAX_OPERATIONS_PER_SOCKET) return [tooManyOperations()];
-        const { socket } = ctx.extra;
-        // No Fetch request exists here; this one stands for the operation, so `createContext` and the
-        // resolvers read credentials and the abort signal from it as they do over HTTP.
-        const request = new Request(new URL(yoga.graphqlEndpoint, 'http://localhost'), {
-          headers: credentialHeaders(ctx.connectionParams),
-          signal: signals.get(socket) ?? AbortSignal.abort(),
-        });
-        const enveloped = yoga.getEnveloped({
-          request,
-          params,
-          connectionParams: ctx.connectionParams,
-          req: ctx.extra.request,
-          socket,
-        });
-        const { schema, parse, validate } = enveloped;
-        let document;
+      onSubscribe: async (ctx, id, params) => {
+        const operations = running.get(ctx.extra.socket);
+        if (!operations) return [new GraphQLError('The connection is closed.')];
+        // graphql-ws forgets an id on the client's `complete`, before its execution ends: a reused id
+        // would let one entry stand for two running operations.
+        if (operations.has(id)) return [new GraphQLError(`Operation ${id} is still running.`, { extensions: { code: 'BAD_USER_INPUT' } })];
+        if (operations.size >= MAX_OPERATIONS_PER_SOCKET) return [tooManyOperations()];
+        const controller = new AbortController();
+        operations.set(id, controller);
         try {
-          document = parse(params.query);
-          const errors = validate(schema, document, extraRules);
-          if (errors.length > 0) return errors;
+          const prepared = await prepare(ctx, params, controller.signal);
+          if (Array.isArray(prepared)) operations.delete(id); // refused: nothing runs
+          return prepared;
         } catch (error) {
-          // Syntax errors and the armor limits are thrown; answer the operation with them, as thrown out
-          // of here they would close the whole socket.
-          if (error instanceof GraphQLError) return [error];
+          operations.delete(id);
           throw error;
         }
-        const contextValue = await enveloped.contextFactory();
-        envelopedByContext.set(contextValue, enveloped);
-        const args: ExecutionArgs = { schema, document, operationName: params.operationName, variableValues: params.variables, contextValue };
-        return args;
+      },
+      // Called once an operation's execution has ended, whether it ran out, failed or was completed by the client.
+      onComplete: (ctx, id) => {
+        running.get(ctx.extra.socket)?.delete(id);
       },
     },
     wss,
   );
+
+  /** The operation's execution arguments, or the errors that answer it (syntax, validation, limits). */
+  async function prepare(ctx: WsContext, params: SubscribePayload, signal: AbortSignal): Promise<ExecutionArgs | readonly GraphQLError[]> {
+    // No Fetch request exists here; this one stands for the operation, so `createContext` and the
+    // resolvers read credentials and the abort signal from it as they do over HTTP. A POST: Yoga's
+    // parse hook refuses mutations on GET requests.
+    const request = new Request(new URL(yoga.graphqlEndpoint, 'http://localhost'), {
+      method: 'POST',
+      headers: credentialHeaders(ctx.connectionParams),
+      signal,
+    });
+    const enveloped = yoga.getEnveloped({
+      request,
+      params,
+      connectionParams: ctx.connectionParams,
+      req: ctx.extra.request,
+      socket: ctx.extra.socket,
+    });
+    const { schema, parse, validate } = enveloped;
+    let document;
+    try {
+      document = parse(params.query);
+      const errors = validate(schema, document, extraRules);
+      if (errors.length > 0) return errors;
+    } catch (error) {
+      // Syntax errors and the armor limits are thrown; answer the operation with them, as thrown out
+      // of here they would close the whole socket.
+      if (error instanceof GraphQLError) return [error];
+      throw error;
+    }
+    const contextValue = await enveloped.contextFactory();
+    envelopedByContext.set(contextValue, enveloped);
+    return { schema, document, operationName: params.operationName, variableValues: params.variables, contextValue };
+  }
 
   return async () => {
     const cut = setTimeout(() => {
@@ -110,6 +145,22 @@ function tooManyOperations(): GraphQLError {
     `This connection already runs ${MAX_OPERATIONS_PER_SOCKET} operations: complete one before starting another.`,
     { extensions: { code: 'RATE_LIMITED', retryAfterSeconds: null } },
   );
+}
+
+/** The id of a `complete` message (the client ends an operation); `null` for any other message. */
+function completedId(data: RawData): string | null {
+  // `{"id":"…","type":"complete"}`: short, so longer messages (subscribes) are not parsed a second time.
+  const size = Array.isArray(data) ? data.reduce((n, chunk) => n + chunk.length, 0) : data.byteLength;
+  if (size > COMPLETE_MESSAGE_MAX_BYTES) return null;
+  try {
+    const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
+    const message: unknown = JSON.parse(bytes.toString());
+    if (typeof message !== 'object' || message === null) return null;
+    const { type, id } = message as { type?: unknown; id?: unknown };
+    return type === 'complete' && typeof id === 'string' ? id : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The credential headers a caller put in `connectionParams`; anything else there is ignored. */

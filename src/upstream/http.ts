@@ -413,9 +413,9 @@ function countsAsFailure(error: unknown): boolean {
 const callsBySignal = new WeakMap<AbortSignal, Set<() => void>>();
 
 /**
- * Runs `abort` when `signal` aborts, until the returned function is called. A request's calls (and a
- * WebSocket's operations) share one signal, so it gets one listener for all of them: one per call would
- * pass Node's limit of 10 per signal (MaxListenersExceededWarning) as soon as a request fans out.
+ * Runs `abort` when `signal` aborts, until the returned function is called. A request's calls share
+ * its one signal, so it gets one listener for all of them: one per call would pass Node's limit of 10
+ * per signal (MaxListenersExceededWarning) as soon as a request fans out.
  */
 function whenAborted(signal: AbortSignal, abort: () => void): () => void {
   const calls = callsBySignal.get(signal) ?? listenTo(signal);
