@@ -1,6 +1,6 @@
 import { INBOX_MAX_LIMIT, type AlertsLoaders } from '../../loaders/alerts.js';
 import type { Notification } from '../../models/alerts.js';
-import { decodeCursor, encodeCursor, fieldsOf, isCount, isUpstreamCursor } from '../common/cursor.js';
+import { decodeCursor, encodeCursor, fieldsOf, isCount, isUpstreamCursor, type PageInfo } from '../common/cursor.js';
 
 /**
  * Paging the inbox over the upstream's cursors. The upstream gives one opaque cursor per page (after its
@@ -35,7 +35,7 @@ export interface InboxEdge {
 
 export interface InboxConnection {
   edges: InboxEdge[];
-  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+  pageInfo: PageInfo;
   /** Kept for `totalCount`. */
   appId: string | null;
 }

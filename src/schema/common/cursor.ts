@@ -6,6 +6,14 @@ import { badUserInput } from '../../errors.js';
  * (its place in the list, and what binds the cursor to the arguments it was issued for).
  */
 
+/** A Relay connection's `pageInfo`, as every connection of the gateway returns it. */
+export interface PageInfo {
+  hasNextPage: boolean;
+  hasPreviousPage: boolean;
+  startCursor: string | null;
+  endCursor: string | null;
+}
+
 /** Room for any cursor the gateway issues, an upstream cursor inside included; anything longer is refused unread. */
 const MAX_CURSOR_LENGTH = 4_096;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;

@@ -1,3 +1,5 @@
+import type { PageInfo } from './cursor.js';
+
 /**
  * Forward-only connections over an upstream that pages with opaque cursors. The gateway's cursor
  * names an upstream page and how many of its items come before the position, so that an edge cursor
@@ -22,7 +24,7 @@ export interface UpstreamCursors {
 
 export interface ForwardPage<T> {
   edges: { cursor: string; node: T }[];
-  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+  pageInfo: PageInfo;
 }
 
 export interface UpstreamRead {

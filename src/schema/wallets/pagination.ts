@@ -1,5 +1,5 @@
 import { badUserInput } from '../../errors.js';
-import { decodeCursor, encodeCursor, fieldsOf, isCount } from '../common/cursor.js';
+import { decodeCursor, encodeCursor, fieldsOf, isCount, type PageInfo } from '../common/cursor.js';
 
 export interface PageArgs {
   first?: number | null | undefined;
@@ -15,7 +15,7 @@ export interface PageOptions {
 
 export interface Page<T> {
   edges: { cursor: string; node: T }[];
-  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+  pageInfo: PageInfo;
   totalCount: number;
 }
 
