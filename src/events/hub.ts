@@ -18,7 +18,8 @@ type Topics = { [EVENTS_TOPIC]: [Event] };
 export interface EventHub {
   /**
    * Takes a verified webhook batch: drops repeats of already delivered ids and publishes the rest to
-   * subscribers on every replica without waiting for them.
+   * subscribers on every replica without waiting for them. Rejects with `EventsNotPublished` when a
+   * publish fails, after forgetting those ids, so that a retry of the batch delivers them.
    */
   receive(batch: ParsedBatch): Promise<{ published: number; duplicates: number; ignored: number }>;
   /** The events matching `filter`, from now until the caller stops or the hub closes. */
@@ -27,6 +28,13 @@ export interface EventHub {
   readonly subscriptions: number;
   /** Ends every open subscription and closes the Redis connections. */
   close(): Promise<void>;
+}
+
+/** Some events of a batch could not be published (Redis away); they are not remembered as delivered. */
+export class EventsNotPublished extends Error {
+  constructor(readonly count: number) {
+    super(`${count} event(s) could not be published`);
+  }
 }
 
 /**
@@ -43,6 +51,8 @@ export function createEventHub(deps: ServiceDeps): EventHub {
   });
   const gauge = new Gauge({ name: 'gateway_event_subscriptions', help: 'Event subscriptions open on this replica.', registers: [registry] });
 
+  /** While `receive` publishes: the outcome of each Redis PUBLISH, in order (in process, nothing is collected). */
+  let publishing: Promise<boolean>[] | null = null;
   let publisher: Redis | null = null;
   let subscriber: Redis | null = null;
   let pubsub: PubSub<Topics>;
@@ -62,7 +72,17 @@ export function createEventHub(deps: ServiceDeps): EventHub {
       subscribe: (...channels: string[]) => sub.subscribe(...channels).catch(failed('SUBSCRIBE')),
       unsubscribe: (...channels: string[]) => sub.unsubscribe(...channels).catch(failed('UNSUBSCRIBE')),
     } as unknown as Redis;
-    const publishClient = { publish: (channel: string, message: string) => pub.publish(channel, message).catch(failed('PUBLISH')) } as unknown as Redis;
+    // The adapter publishes without waiting: `receive` collects each PUBLISH to learn whether it went out.
+    const publishClient = {
+      publish: (channel: string, message: string) => {
+        const sent = pub.publish(channel, message).then(
+          () => true,
+          (err: unknown) => (failed('PUBLISH')(err), false),
+        );
+        publishing?.push(sent);
+        return sent;
+      },
+    } as unknown as Redis;
     pubsub = createPubSub<Topics>({
       eventTarget: createRedisEventTarget<PubSubEvent<Topics, typeof EVENTS_TOPIC>>({ publishClient, subscribeClient }),
     });
@@ -82,12 +102,22 @@ export function createEventHub(deps: ServiceDeps): EventHub {
       for (const { id, reason } of ignored) logger.warn({ eventId: id, reason }, 'webhook: event ignored');
       outcomes.inc({ outcome: 'ignored' }, ignored.length);
       const fresh = await seen.claim(events.map((event) => event.eventId));
-      let published = 0;
-      events.forEach((event, i) => {
-        if (!fresh[i]) return;
-        pubsub.publish(EVENTS_TOPIC, event);
-        published++;
-      });
+      const toPublish = events.filter((_, i) => fresh[i]);
+      const sent: Promise<boolean>[] = [];
+      publishing = sent;
+      try {
+        for (const event of toPublish) pubsub.publish(EVENTS_TOPIC, event);
+      } finally {
+        publishing = null;
+      }
+      const outcome = await Promise.all(sent);
+      const lost = toPublish.filter((_, i) => outcome[i] === false).map((event) => event.eventId);
+      if (lost.length > 0) {
+        // Not delivered: forget them, so the upstream's retry of this batch delivers them then.
+        await seen.release(lost);
+        throw new EventsNotPublished(lost.length);
+      }
+      const published = toPublish.length;
       outcomes.inc({ outcome: 'published' }, published);
       outcomes.inc({ outcome: 'duplicate' }, events.length - published);
       return { published, duplicates: events.length - published, ignored: ignored.length };

@@ -11,6 +11,8 @@ export const SEEN_MAX_LOCAL = 50_000;
 export interface SeenIds {
   /** For each id in order: `true` when it is new (and is now remembered), `false` for a repeat. */
   claim(ids: readonly string[]): Promise<boolean[]>;
+  /** Forgets ids claimed but not delivered, here and in Redis (best effort), so a retry is new again. */
+  release(ids: readonly string[]): Promise<void>;
 }
 
 export function createSeenIds(options: { redis?: Redis | null; keyPrefix?: string; logger: Logger }): SeenIds {
@@ -46,6 +48,17 @@ export function createSeenIds(options: { redis?: Redis | null; keyPrefix?: strin
       }
       let next = 0;
       return fresh.map((isFresh) => (isFresh ? shared[next++]! : false));
+    },
+
+    async release(ids) {
+      for (const id of ids) local.delete(id);
+      if (!redis || ids.length === 0) return;
+      try {
+        await redis.del(...ids.map((id) => prefix + id));
+      } catch (error) {
+        // Redis is away: its claims cannot be undone, and a retry landing here is dropped as a repeat.
+        logger.warn({ err: error, count: ids.length }, 'event dedupe: could not forget undelivered ids in Redis');
+      }
     },
   };
 }

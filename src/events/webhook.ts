@@ -1,6 +1,6 @@
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from '../logger.js';
-import type { EventHub } from './hub.js';
+import { EventsNotPublished, type EventHub } from './hub.js';
 import { parseWebhookBody } from './parse.js';
 import { verifySignature } from './signature.js';
 
@@ -54,8 +54,15 @@ export function useEventsWebhook(options: WebhookOptions): Plugin {
     const batch = parseWebhookBody(body);
     if ('error' in batch) return reply(400, { error: batch.error });
 
-    const { duplicates, ignored } = await events.receive(batch);
-    return reply(200, { received: batch.events.length + batch.ignored.length, duplicates, ignored });
+    let outcome;
+    try {
+      outcome = await events.receive(batch);
+    } catch (error) {
+      if (!(error instanceof EventsNotPublished)) throw error;
+      // The upstream retries on 5xx; the events not published were forgotten, so the retry delivers them.
+      return reply(503, { error: 'events could not be delivered; retry later' });
+    }
+    return reply(200, { received: batch.events.length + batch.ignored.length, duplicates: outcome.duplicates, ignored: outcome.ignored });
   }
 
   return {
