@@ -3,6 +3,8 @@ import { Counter } from 'prom-client';
 import type { Asset, TokenRef } from '../models/index.js';
 import type { AssetView, MetadataSource } from '../schema/refs.js';
 import type { ServiceDeps } from '../services.js';
+import { assertCallLeft } from '../upstream/budget.js';
+import { isUpstreamError } from '../upstream/errors.js';
 import { isValidAssetId, parseAssetId, type AssetsClient } from '../upstream/index.js';
 
 /**
@@ -126,10 +128,13 @@ export function createAssetCache(deps: ServiceDeps, options: AssetCacheOptions =
   }
 
   /** One call per service and id at a time, whoever asks; a found asset (and the primary's 404) is kept. */
-  function fetchCopy(assetId: string, client: AssetsClient, origin: Origin): Promise<Copy> {
+  async function fetchCopy(assetId: string, client: AssetsClient, origin: Origin): Promise<Copy> {
     const key = `${origin} ${assetId}`;
     let pending = inFlight.get(key);
     if (!pending) {
+      // An operation past its call budget is refused here, alone: as the shared call, its refusal
+      // would reach every request that joins it.
+      assertCallLeft('assets');
       pending = client
         .getAsset(assetId)
         .then((asset) => {
@@ -192,6 +197,8 @@ export function createAssetCache(deps: ServiceDeps, options: AssetCacheOptions =
       try {
         return serve(await fetchCopy(assetId, upstream.assets, 'primary'), need, 'PRIMARY', true);
       } catch (error) {
+        // The operation's own limit, not an outage: no fallback would be within it either.
+        if (isUpstreamError(error, 'TOO_MANY_CALLS')) throw error;
         return afterFailure(assetId, need, error);
       }
     },

@@ -29,15 +29,23 @@ export function withCallBudget<T>(budget: CallBudget, fn: () => T): T {
   return current.run(budget, fn);
 }
 
+/** Throws when the current operation has no upstream call left, without counting one. */
+export function assertCallLeft(service: ServiceName): void {
+  const budget = current.getStore();
+  if (budget && budget.used >= budget.limit) throw overBudget(service, budget);
+}
+
 /** Called before every upstream call; throws once the current operation has spent its budget. */
 export function spendCall(service: ServiceName): void {
   const budget = current.getStore();
-  if (budget && !budget.take()) {
-    throw new UpstreamError({
-      service,
-      kind: 'TOO_MANY_CALLS',
-      retryable: false,
-      message: `this operation needs more than ${budget.limit} upstream calls`,
-    });
-  }
+  if (budget && !budget.take()) throw overBudget(service, budget);
+}
+
+function overBudget(service: ServiceName, budget: CallBudget): UpstreamError {
+  return new UpstreamError({
+    service,
+    kind: 'TOO_MANY_CALLS',
+    retryable: false,
+    message: `this operation needs more than ${budget.limit} upstream calls`,
+  });
 }

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, test, vi } from 'vitest';
 import { createAssetLoaders } from '../../src/loaders/assets.js';
 import type { TokenRef } from '../../src/models/index.js';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { CallBudget, withCallBudget } from '../../src/upstream/budget.js';
 import { startTestGateway, type GraphQLResponse, type TestGateway, type TestGatewayOptions } from '../helpers/gateway.js';
 
 const SOL = 'solana:So11111111111111111111111111111111111111112';
@@ -359,7 +360,8 @@ test('with the circuit breaker open, copies are still served as STALE without ca
 describe('the second assets service', () => {
   async function withSecond() {
     const second = await simulator();
-    const gw = await gateway({ config: { assetsFallbackUrl: second.urls.assets }, upstream: { assetsFallbackUrl: second.urls.assets } });
+    // Configured as a deployment would: the upstream layer takes it from the configuration.
+    const gw = await gateway({ config: { assetsFallbackUrl: second.urls.assets } });
     return { gw, second };
   }
 
@@ -431,5 +433,23 @@ describe('token(ref): the asset of a market or position token', () => {
     const gw = await gateway({ upstream: { assetsUrl: await closedPortUrl() } });
     const asset = await createAssetLoaders(gw.services).token(tokenRecord(gw, SOL));
     expect(asset).toMatchObject({ symbol: 'SOL', metadataSource: 'FALLBACK', priceUnavailable: true });
+  });
+});
+
+describe('the call budget and the shared asset cache', () => {
+  test('an operation past its budget fails alone: a request asking for the same id at once gets the asset from one call', async () => {
+    const second = await simulator();
+    const gw = await gateway({ config: { assetsFallbackUrl: second.urls.assets } });
+    const { assetCache } = gw.services;
+
+    // Both lookups start in the same tick: the second would join a shared call the first had started.
+    const over = withCallBudget(new CallBudget(0), () => assetCache.get(SOL, 'metadata'));
+    const within = withCallBudget(new CallBudget(10), () => assetCache.get(SOL, 'metadata'));
+
+    await expect(over).rejects.toMatchObject({ kind: 'TOO_MANY_CALLS' });
+    expect((await within).asset).toMatchObject({ assetId: SOL, metadataSource: 'PRIMARY' });
+    expect(calls(gw)).toBe(1);
+    // Past the budget is not an outage: the second assets service is not asked.
+    expect(second.controls.count('assets', ASSET_ROUTE)).toBe(0);
   });
 });
