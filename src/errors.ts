@@ -10,18 +10,21 @@ export type ErrorCode =
   | 'RATE_LIMITED'
   | 'QUERY_TOO_COMPLEX';
 
+/** An error with one of the public codes: the only way the gateway builds one, so the list holds. */
+export function gatewayError(message: string, code: ErrorCode, extensions: Record<string, unknown> = {}): GraphQLError {
+  return new GraphQLError(message, { extensions: { code, ...extensions } });
+}
+
 export function badUserInput(message: string, field?: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT', ...(field ? { field } : {}) } });
+  return gatewayError(message, 'BAD_USER_INPUT', field ? { field } : {});
 }
 
 export function unauthenticated(message = 'Sign in: send Authorization: Bearer <token> and X-Service-Client-Key.'): GraphQLError {
-  return new GraphQLError(message, { extensions: { code: 'UNAUTHENTICATED' } });
+  return gatewayError(message, 'UNAUTHENTICATED');
 }
 
 export function upstreamUnavailable(service: string, retryable = true): GraphQLError {
-  return new GraphQLError(`The ${service} service is unavailable; try again shortly.`, {
-    extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: service, retryable },
-  });
+  return gatewayError(`The ${service} service is unavailable; try again shortly.`, 'UPSTREAM_UNAVAILABLE', { upstream: service, retryable });
 }
 
 /**
@@ -35,26 +38,25 @@ export function toGraphQLError(error: unknown): GraphQLError {
     case 'UNAUTHENTICATED':
       return unauthenticated('The alerts service did not accept your credentials.');
     case 'FORBIDDEN':
-      return new GraphQLError('You are not allowed to do this.', { extensions: { code: 'FORBIDDEN' } });
+      return gatewayError('You are not allowed to do this.', 'FORBIDDEN');
     case 'RATE_LIMITED':
-      return new GraphQLError(`The ${error.service} service is rate limiting; retry later.`, {
-        extensions: { code: 'RATE_LIMITED', upstream: error.service, retryAfterSeconds: error.retryAfterSeconds ?? null },
+      return gatewayError(`The ${error.service} service is rate limiting; retry later.`, 'RATE_LIMITED', {
+        upstream: error.service,
+        retryAfterSeconds: error.retryAfterSeconds ?? null,
       });
     case 'TOO_MANY_CALLS':
-      return new GraphQLError(
+      return gatewayError(
         'This operation needs too many upstream calls: ask for fewer items (smaller lists, fewer aliases) per request.',
-        { extensions: { code: 'QUERY_TOO_COMPLEX' } },
+        'QUERY_TOO_COMPLEX',
       );
     case 'NOT_FOUND':
-      return new GraphQLError('Not found.', { extensions: { code: 'NOT_FOUND', upstream: error.service } });
     case 'BAD_REQUEST':
     case 'UNPROCESSABLE':
     case 'CONFLICT':
-      // The gateway checks input before calling, so this is a disagreement with the upstream; its own
-      // text can carry internals (hosts, queries, stack frames), so it never reaches the caller.
-      return new GraphQLError(`The ${error.service} service refused the request.`, {
-        extensions: { code: 'BAD_USER_INPUT', upstream: error.service },
-      });
+      // The gateway checks input before calling and answers unknown ids with null, so this is a
+      // disagreement with the upstream; its own text can carry internals (hosts, queries, stack
+      // frames), so it never reaches the caller. NOT_FOUND is no public code (API.md).
+      return gatewayError(`The ${error.service} service refused the request.`, 'BAD_USER_INPUT', { upstream: error.service });
     default:
       return upstreamUnavailable(error.service, error.retryable);
   }

@@ -5,6 +5,7 @@ import { useServer, type Extra } from 'graphql-ws/use/ws';
 import type { YogaServerInstance } from 'graphql-yoga';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { Context, ServerContext } from './context.js';
+import { badUserInput, gatewayError } from './errors.js';
 
 /** `connectionParams` keys read as the headers of the same name over HTTP (any case). */
 const CREDENTIAL_PARAMS = ['authorization', 'x-service-client-key', 'x-service-api-key'];
@@ -73,7 +74,7 @@ export function attachGraphQLWs(
         if (!operations) return [new GraphQLError('The connection is closed.')];
         // graphql-ws forgets an id on the client's `complete`, before its execution ends: a reused id
         // would let one entry stand for two running operations.
-        if (operations.has(id)) return [new GraphQLError(`Operation ${id} is still running.`, { extensions: { code: 'BAD_USER_INPUT' } })];
+        if (operations.has(id)) return [badUserInput(`Operation ${id} is still running.`)];
         if (operations.size >= MAX_OPERATIONS_PER_SOCKET) return [tooManyOperations()];
         const controller = new AbortController();
         operations.set(id, controller);
@@ -141,9 +142,10 @@ export function attachGraphQLWs(
 }
 
 function tooManyOperations(): GraphQLError {
-  return new GraphQLError(
+  return gatewayError(
     `This connection already runs ${MAX_OPERATIONS_PER_SOCKET} operations: complete one before starting another.`,
-    { extensions: { code: 'RATE_LIMITED', retryAfterSeconds: null } },
+    'RATE_LIMITED',
+    { retryAfterSeconds: null },
   );
 }
 
