@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { resumeInUpstreamPage, type UpstreamPosition } from '../../src/schema/common/upstream-page.js';
+import { encodeCursor } from '../../src/schema/common/cursor.js';
+import { boundCursors, resumeInUpstreamPage, type UpstreamPosition } from '../../src/schema/common/upstream-page.js';
 
 /** Readable cursors: each connection has its own format; the algorithm only needs a round trip. */
 const at = (cursor: string | null, skip: number): string => JSON.stringify({ cursor, skip });
@@ -143,5 +144,52 @@ describe('resumeInUpstreamPage', () => {
     const second = read.page(items, next).edges[1]!;
     expect(second.node).toBe('item1');
     expect(walk(second.cursor, 3)).toEqual(all.slice(2));
+  });
+});
+
+describe('boundCursors', () => {
+  const options = { kind: 'things', fingerprint: 'f1', maxSkip: 20, notOurs: 'not ours', otherArguments: 'other arguments' };
+  const things = boundCursors(options);
+
+  /** The BAD_USER_INPUT message a decode throws, or null when it decodes. */
+  function refusal(cursors: ReturnType<typeof boundCursors>, after: string): string | null {
+    try {
+      cursors.decode(after);
+      return null;
+    } catch (error) {
+      expect((error as { extensions?: unknown }).extensions).toEqual({ code: 'BAD_USER_INPUT', field: 'after' });
+      return (error as Error).message;
+    }
+  }
+
+  it('gives back the position it encoded', () => {
+    for (const position of [{ cursor: null, skip: 0 }, { cursor: 'page-2', skip: 20 }]) {
+      expect(things.decode(things.encode(position))).toEqual(position);
+    }
+  });
+
+  it('refuses a cursor issued for other arguments, saying so', () => {
+    const other = boundCursors({ ...options, fingerprint: 'f2' }).encode({ cursor: null, skip: 1 });
+    expect(refusal(things, other)).toBe('other arguments');
+  });
+
+  it("refuses another connection's cursor, and anything it did not issue, as not its own", () => {
+    const position = { cursor: 'p', skip: 1 };
+    const forged = (payload: unknown) => encodeCursor(payload);
+    for (const after of [
+      boundCursors({ ...options, kind: 'others' }).encode(position),
+      forged({ k: 'things', f: 'f1', c: 'p', o: 21 }), // skips more than a read takes
+      forged({ k: 'things', f: 'f1', c: 'p', o: 1.5 }),
+      forged({ k: 'things', f: 'f1', c: 'a b', o: 1 }), // not an upstream cursor
+      forged({ k: 'things', f: 'f1', c: 'x'.repeat(513), o: 1 }),
+      forged({ k: 'things', c: 'p', o: 1 }),
+      'not-base64url!',
+    ]) {
+      expect(refusal(things, after), after).toBe('not ours');
+    }
+    // The upstream cursor's length limit is the connection's to raise.
+    const long = { cursor: 'x'.repeat(1024), skip: 1 };
+    const roomy = boundCursors({ ...options, maxUpstreamCursor: 1024 });
+    expect(roomy.decode(roomy.encode(long))).toEqual(long);
   });
 });

@@ -65,6 +65,7 @@ describe('upstream call budgets of the markets domain', () => {
     }
     expect(gw.sim.controls.count('markets', HISTORY)).toBe(2);
     expect(listingCalls(gw)).toBe(1);
+    expect(totalCalls(gw)).toBe(3);
   });
 
   it('batches each (from, to, resolution) window separately', async () => {
@@ -82,6 +83,7 @@ describe('upstream call budgets of the markets domain', () => {
     expect(node.daily).toHaveLength(3);
     expect(node.hourly).toHaveLength(49);
     expect(gw.sim.controls.count('markets', HISTORY)).toBe(4);
+    expect(totalCalls(gw)).toBe(1 + 4);
   });
 
   it('nulls only apyHistory, with UPSTREAM_UNAVAILABLE, when the history call fails', async () => {

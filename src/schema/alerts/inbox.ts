@@ -1,6 +1,7 @@
 import { INBOX_MAX_LIMIT, type AlertsLoaders } from '../../loaders/alerts.js';
 import type { Notification } from '../../models/alerts.js';
-import { decodeCursor, encodeCursor, fieldsOf, isCount, isUpstreamCursor, type PageInfo } from '../common/cursor.js';
+import type { PageInfo } from '../common/cursor.js';
+import { boundCursors, type UpstreamCursors, type UpstreamPosition } from '../common/upstream-page.js';
 
 /**
  * Paging the inbox over the upstream's cursors. The upstream gives one opaque cursor per page (after its
@@ -13,20 +14,6 @@ import { decodeCursor, encodeCursor, fieldsOf, isCount, isUpstreamCursor, type P
 
 /** A notification as listed in an inbox, with the app whose inbox it came from (when scoped to one). */
 export type InboxNotification = Notification & { scopeAppId?: string | null };
-
-interface Position {
-  /** The upstream cursor to read from; `null` for the newest alert. */
-  cursor: string | null;
-  /** How many alerts to skip from there. */
-  skip: number;
-}
-
-interface CursorPayload {
-  /** The scope: an app id, or `null` for the unified inbox. */
-  a: string | null;
-  c: string | null;
-  k: number;
-}
 
 export interface InboxEdge {
   cursor: string;
@@ -42,33 +29,29 @@ export interface InboxConnection {
 
 /** At most this many upstream calls per connection (a position inside a page needs two at most). */
 const MAX_CALLS = 3;
-const MAX_UPSTREAM_CURSOR_LENGTH = 1024;
 
-export function encodeInboxCursor(appId: string | null, position: Position): string {
-  return encodeCursor<CursorPayload>({ a: appId, c: position.cursor, k: position.skip });
-}
-
-/** Reads a caller's `after`; anything this connection did not hand out for the same scope is a `BAD_USER_INPUT`. */
-export function decodeInboxCursor(after: string, appId: string | null): Position {
-  return decodeCursor(
-    after,
-    (payload) => {
-      const { a, c, k } = fieldsOf(payload) ?? {};
-      const cursorOk = c === null || isUpstreamCursor(c, MAX_UPSTREAM_CURSOR_LENGTH);
-      return a === appId && cursorOk && isCount(k, INBOX_MAX_LIMIT) ? { cursor: c, skip: k } : null;
-    },
-    { field: 'after', message: 'after must be a cursor from this inbox (an edge cursor or pageInfo.endCursor of the same appId).' },
-  );
+/** The cursors of one inbox: bound to its scope, one app's inbox or (`null`) the unified one; any other `after` is a `BAD_USER_INPUT`. */
+export function inboxCursors(appId: string | null): UpstreamCursors {
+  const message = 'after must be a cursor from this inbox (an edge cursor or pageInfo.endCursor of the same appId).';
+  return boundCursors({
+    kind: 'inbox',
+    // An app id is a UUID: the empty scope can only be the unified inbox.
+    fingerprint: appId ?? '',
+    maxSkip: INBOX_MAX_LIMIT,
+    maxUpstreamCursor: 1024,
+    notOurs: message,
+    otherArguments: message,
+  });
 }
 
 /** `first` notifications after `after` (newest first) in one app's inbox or the unified one. */
 export async function readInbox(
   alerts: AlertsLoaders,
-  args: { appId: string | null; first: number; after: Position | null },
+  args: { appId: string | null; first: number; after: UpstreamPosition | null },
 ): Promise<InboxConnection> {
   const { appId, first, after } = args;
-  const found: { node: InboxNotification; position: Position }[] = [];
-  let position: Position = after ?? { cursor: null, skip: 0 };
+  const found: { node: InboxNotification; position: UpstreamPosition }[] = [];
+  let position: UpstreamPosition = after ?? { cursor: null, skip: 0 };
   let hasNextPage = true;
 
   for (let calls = 0; calls < MAX_CALLS && found.length < first; calls++) {
@@ -90,7 +73,8 @@ export async function readInbox(
     position = { cursor: page.cursor, skip: Math.max(0, from.skip - page.notifications.length) };
   }
 
-  const edges = found.map(({ node, position }) => ({ node, cursor: encodeInboxCursor(appId, position) }));
+  const cursors = inboxCursors(appId);
+  const edges = found.map(({ node, position }) => ({ node, cursor: cursors.encode(position) }));
   return {
     edges,
     pageInfo: {

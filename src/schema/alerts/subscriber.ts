@@ -2,7 +2,7 @@ import { INBOX_MAX_LIMIT } from '../../loaders/alerts.js';
 import { builder } from '../builder.js';
 import { ChannelRef, SubscribedAppRef, SubscriberRef, WalletRef } from '../refs.js';
 import { ChannelTypeEnum } from './channel.js';
-import { decodeInboxCursor, readInbox } from './inbox.js';
+import { inboxCursors, readInbox } from './inbox.js';
 import { appIdArg, firstArg } from './inputs.js';
 import { NotificationConnectionRef } from './notification.js';
 
@@ -54,7 +54,7 @@ builder.node(SubscriberRef, {
       resolve: (_subscriber, args, ctx) => {
         const appId = appIdArg(args.appId);
         const first = firstArg(args.first, INBOX_MAX_LIMIT, INBOX_DEFAULT_FIRST);
-        const after = args.after == null ? null : decodeInboxCursor(args.after, appId);
+        const after = args.after == null ? null : inboxCursors(appId).decode(args.after);
         return readInbox(ctx.loaders.alerts, { appId, first, after });
       },
     }),

@@ -1,7 +1,8 @@
-import { toGraphQLError, upstreamUnavailable } from '../../errors.js';
+import { upstreamUnavailable } from '../../errors.js';
 import type { AssetPrice, PricePoint } from '../../models/index.js';
 import { isValidAssetId, MAX_HISTORY_POINTS, PRICE_HISTORY_RESOLUTIONS } from '../../upstream/index.js';
 import { builder } from '../builder.js';
+import { upstreamValue } from '../common/errors.js';
 import { checkWindow } from '../common/inputs.js';
 import type { Context } from '../../context.js';
 import { ResolutionEnum } from '../enums.js';
@@ -62,20 +63,12 @@ const PricePointRef = builder.objectRef<PricePoint>('PricePoint').implement({
 
 /** The complete asset behind a view: search results carry only the summary, the rest is loaded when asked for. */
 async function complete(asset: AssetView, ctx: Context): Promise<AssetView | null> {
-  if (!asset.summaryOnly) return asset;
-  try {
-    return await ctx.loaders.assets.asset.load(asset.assetId);
-  } catch (error) {
-    throw toGraphQLError(error);
-  }
+  return asset.summaryOnly ? loadAsset(asset.assetId, ctx) : asset;
 }
 
-async function loadAsset(id: string, ctx: Context): Promise<AssetView | null> {
-  try {
-    return await ctx.loaders.assets.asset.load(id);
-  } catch (error) {
-    throw toGraphQLError(error);
-  }
+/** An asset by id through the request's asset loader; null when the assets service does not know it. */
+export function loadAsset(id: string, ctx: Context): Promise<AssetView | null> {
+  return upstreamValue(ctx.loaders.assets.asset.load(id));
 }
 
 builder.node(AssetRef, {
@@ -121,12 +114,7 @@ builder.node(AssetRef, {
       resolve: async (a, _args, ctx) => {
         const asset = await complete(a, ctx);
         if (!asset) return null;
-        let priced;
-        try {
-          priced = await ctx.loaders.assets.price(asset);
-        } catch (error) {
-          throw toGraphQLError(error);
-        }
+        const priced = await upstreamValue(ctx.loaders.assets.price(asset));
         if (priced?.priceUnavailable) throw upstreamUnavailable('assets');
         return priced?.price ?? null;
       },
@@ -152,17 +140,14 @@ builder.node(AssetRef, {
         resolve: async (asset, args, ctx) => {
           const range = checkWindow(args, PRICE_HISTORY_WINDOW);
           const page = pageOf(args);
-          let history;
-          try {
-            history = await ctx.loaders.assets.priceHistory.load({
+          const history = await upstreamValue(
+            ctx.loaders.assets.priceHistory.load({
               assetId: asset.assetId,
               from: range.from.toISOString(),
               to: range.to?.toISOString() ?? null,
               resolution: range.resolution,
-            });
-          } catch (error) {
-            throw toGraphQLError(error);
-          }
+            }),
+          );
           return history ? page(history.points) : null;
         },
       },

@@ -1,9 +1,9 @@
 import { badUserInput } from '../../errors.js';
 import type { AssetType } from '../../models/index.js';
 import { isValidAssetId, MAX_HISTORY_POINTS, PRICE_HISTORY_RESOLUTIONS } from '../../upstream/index.js';
-import { cursorFingerprint, decodeCursor, encodeCursor, fieldsOf, isCount, isUpstreamCursor } from '../common/cursor.js';
+import { cursorFingerprint, decodeCursor, encodeCursor, fieldsOf } from '../common/cursor.js';
 import type { WindowRules } from '../common/inputs.js';
-import type { UpstreamPosition } from '../common/upstream-page.js';
+import { boundCursors, type UpstreamCursors } from '../common/upstream-page.js';
 
 /** Checks of caller input for the asset fields: every failure is a BAD_USER_INPUT saying what is allowed, before any call. */
 
@@ -60,40 +60,15 @@ export const PRICE_HISTORY_WINDOW: WindowRules<PriceResolution> = {
 // Cursors: opaque to callers, checked on the way in.
 // ---------------------------------------------------------------------------------------------
 
-/** The upstream's cursor rides inside ours: of sane length, or it is not one we issued. */
-const MAX_UPSTREAM_CURSOR_LENGTH = 512;
-
-type SearchCursor = [kind: 'search', fingerprint: string, cursor: string | null, skip: number];
-
-/** Binds a search cursor to its query and types: the upstream refuses cursors of another search. */
-export function searchFingerprint(query: string, types: readonly AssetType[] | undefined): string {
-  return cursorFingerprint([query.toLowerCase(), types ?? []]);
-}
-
-export function encodeSearchCursor(fingerprint: string, position: UpstreamPosition): string {
-  return encodeCursor<SearchCursor>(['search', fingerprint, position.cursor, position.skip]);
-}
-
-export function decodeSearchCursor(after: string, fingerprint: string): UpstreamPosition {
-  const [, issuedFor, cursor, skip] = decodeCursor(after, searchCursor, {
-    field: 'after',
-    message: 'after is not a cursor of searchAssets: pass an endCursor or edge cursor it returned.',
+/** The cursors of one search: bound to its query and types, as the upstream refuses cursors of another search. */
+export function searchCursors(query: string, types: readonly AssetType[] | undefined): UpstreamCursors {
+  return boundCursors({
+    kind: 'searchAssets',
+    fingerprint: cursorFingerprint([query.toLowerCase(), types ?? []]),
+    maxSkip: SEARCH_PAGE.max,
+    notOurs: 'after is not a cursor of searchAssets: pass an endCursor or edge cursor it returned.',
+    otherArguments: 'after belongs to another search: a cursor pages only the query and types it came from.',
   });
-  if (issuedFor !== fingerprint) {
-    throw badUserInput('after belongs to another search: a cursor pages only the query and types it came from.', 'after');
-  }
-  return { cursor, skip };
-}
-
-function searchCursor(payload: unknown): SearchCursor | null {
-  if (!Array.isArray(payload) || payload.length !== 4) return null;
-  const [kind, fingerprint, cursor, skip] = payload as unknown[];
-  return kind === 'search' &&
-    typeof fingerprint === 'string' &&
-    (cursor === null || isUpstreamCursor(cursor, MAX_UPSTREAM_CURSOR_LENGTH)) &&
-    isCount(skip, SEARCH_PAGE.max)
-    ? [kind, fingerprint, cursor, skip]
-    : null;
 }
 
 /** A price point's cursor is its timestamp: stable while the series grows at its end. */

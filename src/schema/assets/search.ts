@@ -1,6 +1,6 @@
-import { toGraphQLError } from '../../errors.js';
 import type { AssetSummary } from '../../models/index.js';
 import { builder } from '../builder.js';
+import { upstreamValue } from '../common/errors.js';
 import { resumeInUpstreamPage } from '../common/upstream-page.js';
 import { AssetRef, type AssetView } from '../refs.js';
 import { AssetTypeEnum } from './asset.js';
@@ -10,9 +10,7 @@ import {
   checkFirst,
   checkSearchQuery,
   checkSearchTypes,
-  decodeSearchCursor,
-  encodeSearchCursor,
-  searchFingerprint,
+  searchCursors,
 } from './inputs.js';
 
 /** A search result as an Asset: the summary now, the other fields loaded only if a caller asks for them. */
@@ -61,24 +59,17 @@ builder.queryFields((t) => ({
       const query = checkSearchQuery(args.query);
       const types = checkSearchTypes(args.types);
       const first = checkFirst(args.first, SEARCH_PAGE);
-      const fingerprint = searchFingerprint(query, types);
-      const read = resumeInUpstreamPage({ first, after: args.after }, SEARCH_PAGE.max, {
-        decode: (after) => decodeSearchCursor(after, fingerprint),
-        encode: (position) => encodeSearchCursor(fingerprint, position),
-      });
+      const read = resumeInUpstreamPage({ first, after: args.after }, SEARCH_PAGE.max, searchCursors(query, types));
 
-      let page;
-      try {
-        page = await ctx.services.upstream.assets.searchAssets({
+      const page = await upstreamValue(
+        ctx.services.upstream.assets.searchAssets({
           query,
           limit: read.limit,
           cursor: read.cursor,
           signal: ctx.request.signal,
           ...(types ? { types } : {}),
-        });
-      } catch (error) {
-        throw toGraphQLError(error);
-      }
+        }),
+      );
 
       const { edges, pageInfo } = read.page(page.results, page.cursor);
       return { edges: edges.map(({ cursor, node }) => ({ cursor, node: summaryView(node) })), pageInfo };

@@ -1,4 +1,5 @@
-import type { PageInfo } from './cursor.js';
+import { badUserInput } from '../../errors.js';
+import { decodeCursor, encodeCursor, fieldsOf, isCount, isUpstreamCursor, type PageInfo } from './cursor.js';
 
 /**
  * Forward-only connections over an upstream that pages with opaque cursors. The gateway's cursor
@@ -6,8 +7,9 @@ import type { PageInfo } from './cursor.js';
  * from the middle of a page resumes right after that edge: the page is read again from its start,
  * with room for the items before the position, and those are dropped.
  *
- * Each connection keeps its own cursor format (and the filter fingerprint it binds); this module only
- * decides what to ask the upstream for and how to cut its answer into edges.
+ * `boundCursors` is the cursor format such a connection uses: the position, the connection's name and
+ * the fingerprint of the arguments it pages. `resumeInUpstreamPage` decides what to ask the upstream
+ * for and how to cut its answer into edges, whatever the format.
  */
 
 /** A place in an upstream listing: the upstream cursor of a page (null = the first page) and how many of its items lie before it. */
@@ -20,6 +22,50 @@ export interface UpstreamPosition {
 export interface UpstreamCursors {
   decode(after: string): UpstreamPosition;
   encode(position: UpstreamPosition): string;
+}
+
+/** The upstream's cursor rides inside ours: of sane length, or it is not one the gateway issued. */
+const MAX_UPSTREAM_CURSOR_LENGTH = 512;
+
+interface BoundCursor {
+  /** The connection that issued it. */
+  k: string;
+  /** The fingerprint of the arguments it pages. */
+  f: string;
+  c: string | null;
+  o: number;
+}
+
+export interface BoundCursorOptions {
+  /** The connection's name: a cursor of another connection is not one of its own. */
+  kind: string;
+  /** A digest of the arguments paged (`cursorFingerprint`): a cursor works with those only. */
+  fingerprint: string;
+  /** The most items a read takes (the connection's `maxLimit`): no cursor skips more. */
+  maxSkip: number;
+  /** The longest upstream cursor that can ride inside (default 512). */
+  maxUpstreamCursor?: number;
+  /** BAD_USER_INPUT messages on `after`: a cursor this connection did not issue; one issued for other arguments. */
+  notOurs: string;
+  otherArguments: string;
+}
+
+/** Cursors of a connection over an upstream listing, bound to the connection and to the arguments they were issued for. */
+export function boundCursors(options: BoundCursorOptions): UpstreamCursors {
+  const { kind, fingerprint, maxSkip, maxUpstreamCursor = MAX_UPSTREAM_CURSOR_LENGTH } = options;
+  const valid = (payload: unknown): BoundCursor | null => {
+    const { k, f, c, o } = fieldsOf(payload) ?? {};
+    const cursorOk = c === null || isUpstreamCursor(c, maxUpstreamCursor);
+    return k === kind && typeof f === 'string' && cursorOk && isCount(o, maxSkip) ? { k, f, c, o } : null;
+  };
+  return {
+    encode: (position) => encodeCursor<BoundCursor>({ k: kind, f: fingerprint, c: position.cursor, o: position.skip }),
+    decode: (after) => {
+      const { f, c, o } = decodeCursor(after, valid, { field: 'after', message: options.notOurs });
+      if (f !== fingerprint) throw badUserInput(options.otherArguments, 'after');
+      return { cursor: c, skip: o };
+    },
+  };
 }
 
 export interface ForwardPage<T> {

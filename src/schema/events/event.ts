@@ -1,8 +1,9 @@
 import type { Context } from '../../context.js';
-import { badUserInput, toGraphQLError } from '../../errors.js';
+import { badUserInput } from '../../errors.js';
 import { createLoaders } from '../../loaders/index.js';
 import { type Event, type EventFilter, type EventKind } from '../../events/model.js';
 import { isValidAssetId } from '../../upstream/index.js';
+import { loadAsset } from '../assets/asset.js';
 import { builder } from '../builder.js';
 import { AssetRef } from '../refs.js';
 
@@ -29,13 +30,6 @@ export const PriceDirectionEnum = builder.enumType('PriceDirection', {
   description: 'Which way a price moved.',
   values: { UP: { description: 'The price rose.' }, DOWN: { description: 'The price fell.' } },
 });
-
-/** The event's asset as it is now, through the asset loader; `null` when the assets service does not know it. */
-function loadAsset(assetId: string, ctx: Context) {
-  return ctx.loaders.assets.asset.load(assetId).catch((error: unknown) => {
-    throw toGraphQLError(error);
-  });
-}
 
 /**
  * Gives the stream's context new loaders for the event about to be resolved. A subscription's

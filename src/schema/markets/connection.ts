@@ -1,43 +1,12 @@
-import { badUserInput, toGraphQLError } from '../../errors.js';
+import { badUserInput } from '../../errors.js';
 import { marketTokens, type TokenRef } from '../../models/index.js';
 import { builder } from '../builder.js';
-import { decodeCursor, encodeCursor, fieldsOf, isCount, isUpstreamCursor } from '../common/cursor.js';
-import { resumeInUpstreamPage, type UpstreamPosition } from '../common/upstream-page.js';
+import { upstreamValue } from '../common/errors.js';
+import { boundCursors, resumeInUpstreamPage } from '../common/upstream-page.js';
 import { MarketRef } from '../refs.js';
 import { filterFingerprint, MarketFilterInputRef, parseMarketFilter } from './filter.js';
 
 export const MARKETS_PAGE = { default: 20, max: 200 } as const;
-/** The upstream's cursors are opaque; anything beyond this is not one of them. */
-const MAX_UPSTREAM_CURSOR = 512;
-
-interface CursorPayload {
-  v: 1;
-  c: string | null;
-  o: number;
-  f: string;
-}
-
-/** A position in the listing, bound to the fingerprint of the filter it was issued for. */
-export function encodeMarketsCursor(fingerprint: string, position: UpstreamPosition): string {
-  return encodeCursor<CursorPayload>({ v: 1, c: position.cursor, o: position.skip, f: fingerprint });
-}
-
-export function decodeMarketsCursor(after: string, fingerprint: string): UpstreamPosition {
-  const { c, o, f } = decodeCursor(after, cursorPayload, {
-    field: 'after',
-    message: '`after` is not a cursor of `markets`: pass an `endCursor` or edge `cursor` from an earlier page.',
-  });
-  if (f !== fingerprint) {
-    throw badUserInput('This `after` cursor was issued for a different `filter`: use it with the filter it came from, or start again without `after`.', 'after');
-  }
-  return { cursor: c, skip: o };
-}
-
-function cursorPayload(payload: unknown): CursorPayload | null {
-  const { v, c, o, f } = fieldsOf(payload) ?? {};
-  const cursorOk = c === null || isUpstreamCursor(c, MAX_UPSTREAM_CURSOR);
-  return v === 1 && cursorOk && isCount(o, MARKETS_PAGE.max) && typeof f === 'string' ? { v, c, o, f } : null;
-}
 
 const MarketConnection = builder.connectionObject(
   {
@@ -77,23 +46,27 @@ builder.queryFields((t) => ({
         throw badUserInput(`first must be between 1 and ${MARKETS_PAGE.max}; got ${first}.`, 'first');
       }
       const filter = parseMarketFilter(args.filter);
-      const fingerprint = filterFingerprint(filter);
-      const read = resumeInUpstreamPage({ first, after: args.after }, MARKETS_PAGE.max, {
-        decode: (after) => decodeMarketsCursor(after, fingerprint),
-        encode: (position) => encodeMarketsCursor(fingerprint, position),
-      });
+      const read = resumeInUpstreamPage(
+        { first, after: args.after },
+        MARKETS_PAGE.max,
+        boundCursors({
+          kind: 'markets',
+          fingerprint: filterFingerprint(filter),
+          maxSkip: MARKETS_PAGE.max,
+          notOurs: '`after` is not a cursor of `markets`: pass an `endCursor` or edge `cursor` from an earlier page.',
+          otherArguments:
+            'This `after` cursor was issued for a different `filter`: use it with the filter it came from, or start again without `after`.',
+        }),
+      );
 
-      let page;
-      try {
-        page = await ctx.services.upstream.markets.listMarkets({
+      const page = await upstreamValue(
+        ctx.services.upstream.markets.listMarkets({
           ...filter,
           cursor: read.cursor,
           limit: read.limit,
           signal: ctx.request.signal,
-        });
-      } catch (error) {
-        throw toGraphQLError(error);
-      }
+        }),
+      );
 
       const { edges, pageInfo } = read.page(page.markets, page.cursor);
       const tokens: TokenRef[] = [];

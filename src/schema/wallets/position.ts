@@ -16,7 +16,7 @@ import { builder } from '../builder.js';
 import { isSolanaAddress } from '../common/inputs.js';
 import { MarketTypeEnum } from '../enums.js';
 import { AssetRef, MarketRef, PositionRef, WalletRef } from '../refs.js';
-import { upstreamValue } from './errors.js';
+import { upstreamValue } from '../common/errors.js';
 
 const TYPENAMES = {
   LENDING: 'LendingPosition',

@@ -3,7 +3,7 @@ import { builder } from '../builder.js';
 import { checkWindow, isSolanaAddress } from '../common/inputs.js';
 import { MarketStatusEnum, MarketTypeEnum, ResolutionEnum } from '../enums.js';
 import { PositionRef, WalletRef } from '../refs.js';
-import { upstreamValue } from './errors.js';
+import { upstreamValue } from '../common/errors.js';
 import { MAX_WALLETS, VALUE_HISTORY_WINDOW, walletAddress, walletAddresses } from './inputs.js';
 import { validatePage } from './pagination.js';
 
