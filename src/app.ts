@@ -3,7 +3,6 @@ import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspect
 import { usePrometheus } from '@graphql-yoga/plugin-prometheus';
 import type { GraphQLError } from 'graphql';
 import { createYoga, useReadinessCheck, type Plugin, type YogaServerInstance } from 'graphql-yoga';
-import type { Registry } from 'prom-client';
 import type { Config } from './config.js';
 import { createContext, type Context, type ServerContext } from './context.js';
 import { useGraphQLStreamPath } from './events/stream-path.js';
@@ -23,8 +22,6 @@ export interface AppOptions {
 
 export interface App {
   yoga: YogaServerInstance<ServerContext, Context>;
-  /** Prometheus registry of this app's services (one per app so tests can build several). */
-  registry: Registry;
   /** Readiness turns 503 while draining on shutdown. */
   setDraining(draining: boolean): void;
 }
@@ -33,7 +30,6 @@ export interface App {
 export function createApp(options: AppOptions): App {
   const { config, services } = options;
   let draining = false;
-  const { registry } = services;
 
   const yoga: YogaServerInstance<ServerContext, Context> = createYoga<ServerContext, Context>({
     schema,
@@ -69,7 +65,8 @@ export function createApp(options: AppOptions): App {
       }),
       usePrometheus({
         endpoint: '/metrics',
-        registry,
+        // The services' own registry (one per build, so tests can build several apps).
+        registry: services.registry,
         // Operation names and paths are chosen by callers: as labels they would grow without bound.
         labels: { operationName: false, path: false },
         metrics: {
@@ -85,7 +82,7 @@ export function createApp(options: AppOptions): App {
     ],
   });
 
-  return { yoga, registry, setDraining: (value) => (draining = value) };
+  return { yoga, setDraining: (value) => (draining = value) };
 }
 
 /**

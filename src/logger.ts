@@ -1,4 +1,4 @@
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import type { Config } from './config.js';
 
 export type { Logger } from 'pino';
@@ -7,8 +7,8 @@ export type { Logger } from 'pino';
  * Structured JSON logs. Credentials never reach a log: anything that looks like one is redacted even
  * if a future log line passes headers along by mistake.
  */
-export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
-  return pino({
+export function createLogger(config: Pick<Config, 'logLevel'>, destination?: DestinationStream): Logger {
+  const options: LoggerOptions = {
     level: config.logLevel,
     base: { service: 'gateway' },
     redact: {
@@ -26,5 +26,6 @@ export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
       ],
       censor: '[redacted]',
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }

@@ -41,7 +41,7 @@ async function main(): Promise<void> {
   const app = createApp({ config, services, graphiql: { defaultQuery: DEMO_QUERY, headers: demoHeaders } });
   const server = createServer(app.yoga);
   const closeGraphQLWs = attachGraphQLWs(server, app.yoga, { production: config.production });
-  await services.start?.();
+  await services.start();
 
   await new Promise<void>((resolve) => server.listen(config.port, resolve));
   const address = server.address();

@@ -1,6 +1,7 @@
 import { Gauge } from 'prom-client';
 import { MARKET_STATUSES, marketTokens, type Market, type Provider, type TokenRef } from '../models/index.js';
 import type { ServiceDeps } from '../services.js';
+import { badBody } from '../upstream/errors.js';
 
 /** The listing's largest page: the fewest calls for a full read. */
 export const INDEX_PAGE_SIZE = 200;
@@ -116,7 +117,8 @@ export function createMarketIndex(deps: ServiceDeps, options: MarketIndexOptions
       if (seenCursors.has(cursor)) break;
       seenCursors.add(cursor);
     }
-    throw new Error('market index: the listing did not end (cursor loop or more than 1000 pages)');
+    // A broken answer of the markets service, reported as any other (UPSTREAM_UNAVAILABLE to callers).
+    throw badBody('markets', `the listing did not end (cursor loop or more than ${MAX_PAGES} pages)`);
   }
 
   /** One read of the whole listing at a time; callers during a read share it. */

@@ -2,6 +2,7 @@ import CircuitBreaker from 'opossum';
 import { Agent, request, type Dispatcher } from 'undici';
 import { spendCall } from './budget.js';
 import { UpstreamError, badBody, type ServiceName, type UpstreamErrorKind } from './errors.js';
+import { isObject } from './read.js';
 
 export { UpstreamError, isUpstreamError, type ServiceName, type UpstreamErrorKind } from './errors.js';
 
@@ -280,7 +281,7 @@ async function readResponse<T>(service: ServiceName, method: string, response: D
     } catch {
       throw badBody(service, 'not JSON', status);
     }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw badBody(service, 'not a JSON object', status);
+    if (!isObject(parsed)) throw badBody(service, 'not a JSON object', status);
     return parsed as T;
   }
 
@@ -327,7 +328,7 @@ async function readResponse<T>(service: ServiceName, method: string, response: D
 function parseJsonObject(text: string): Record<string, unknown> | null {
   try {
     const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+    return isObject(value) ? value : null;
   } catch {
     return null;
   }

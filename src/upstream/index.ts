@@ -101,7 +101,7 @@ export function createUpstream(config: UpstreamConfig): Upstream {
   };
 }
 
-export { createAgent, createHttpClient, path, buildQuery, UpstreamError, isUpstreamError } from './http.js';
+export { UpstreamError } from './http.js';
 export type {
   AgentOptions,
   BreakerOptions,
@@ -127,6 +127,3 @@ export {
   isOffered,
   pointCount,
 } from './resolution.js';
-export { createAlertsClient } from './alerts/client.js';
-export { createMarketsClient } from './markets/client.js';
-export { createAssetsClient } from './assets/client.js';

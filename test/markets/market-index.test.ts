@@ -1,5 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { INDEX_PAGE_SIZE } from '../../src/loaders/market-index.js';
+import { Registry } from 'prom-client';
+import { createMarketIndex, INDEX_PAGE_SIZE } from '../../src/loaders/market-index.js';
+import { createLogger } from '../../src/logger.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { indexOver, listingCalls, type IndexUnderTest } from './helpers.js';
 
@@ -98,6 +100,28 @@ describe('the shared market index', () => {
     gw.sim.controls.setFault({ service: 'markets' }, null);
     const [market] = await under.index.markets([allIds[0]!]);
     expect(market?.marketId).toBe(allIds[0]);
+  });
+
+  it('refuses a listing whose cursor loops as a broken markets service, after one read of the loop', async () => {
+    let pagesRead = 0;
+    const { upstream } = gw.services;
+    const listMarkets = async () => {
+      pagesRead += 1;
+      return { markets: [], cursor: 'again' };
+    };
+    const index = createMarketIndex({
+      config: gw.config,
+      logger: createLogger({ logLevel: 'silent' }),
+      registry: new Registry(),
+      upstream: { ...upstream, markets: { ...upstream.markets, listMarkets } },
+    });
+    await expect(index.markets([allIds[0]!])).rejects.toMatchObject({
+      name: 'UpstreamError',
+      service: 'markets',
+      kind: 'UNAVAILABLE',
+      code: 'EBADBODY',
+    });
+    expect(pagesRead).toBe(2);
   });
 
   it('stops refreshing after stop()', async () => {

@@ -368,8 +368,19 @@ describe('assets client', () => {
 
 describe('createUpstream', () => {
   it('builds its own agent when none is given and closes it', async () => {
-    const up = createUpstream({ alertsUrl: 'http://127.0.0.1:1', marketsUrl: 'http://127.0.0.1:1', assetsUrl: 'http://127.0.0.1:1', timeoutMs: 500 });
+    const url = 'http://127.0.0.1:1';
+    // Without breakers, whose shutdown would refuse the call before it reached the agent.
+    const up = createUpstream({ alertsUrl: url, marketsUrl: url, assetsUrl: url, timeoutMs: 500, breaker: false });
     await expect(up.close()).resolves.toBeUndefined();
+    // An open agent would try the port (ECONNREFUSED); a closed one refuses the call itself.
+    await expect(up.markets.listMarkets()).rejects.toMatchObject({ kind: 'UNAVAILABLE', code: 'UND_ERR_DESTROYED' });
+  });
+
+  it('leaves a given agent open on close', async () => {
+    agent.get(ORIGIN).intercept({ path: '/markets/v0/markets', method: 'GET' }).reply(200, { markets: [], cursor: null }, json);
+    const up = upstream();
+    await up.close();
+    await expect(up.markets.listMarkets()).resolves.toEqual({ markets: [], cursor: null });
   });
 
   it('reports each call to onRequest with a route template, never ids or headers', async () => {

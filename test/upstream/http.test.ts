@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MockAgent } from 'undici';
 import { buildQuery, createAgent, createHttpClient, path, retryAfter, UpstreamError } from '../../src/upstream/http.js';
 import { headersOf, lastCall, mockAgent, ORIGIN, testClient } from './helpers.js';
@@ -219,7 +219,7 @@ describe('HttpClient: circuit breaker', () => {
       onBreakerStateChange: (_s, state) => states.push(state),
     });
     for (let i = 0; i < 3; i++) await failure(http.get('/x'));
-    await new Promise((r) => setTimeout(r, 80));
+    await vi.waitFor(() => expect(states).toEqual(['open', 'halfOpen']));
     await expect(http.get('/x')).resolves.toEqual({ ok: 1 });
     expect(states).toEqual(['open', 'halfOpen', 'closed']);
     http.close();
@@ -265,14 +265,11 @@ describe('HttpClient against a real server: timeouts and refused connections', (
   });
 
   it('the per-call deadline aborts a slow answer (ETIMEDOUT)', async () => {
-    const base = await listen((_req, res) => {
-      setTimeout(() => res.end('{}'), 1_000).unref();
-    });
+    // Never answers: only the deadline (100 ms, far below the agent's 10 s headers timeout) can end the call.
+    const base = await listen(() => {});
     const real = createAgent();
     const http = createHttpClient({ service: 'markets', baseUrl: base, agent: real, breaker: false, timeoutMs: 100 });
-    const started = Date.now();
     expect(await failure(http.get('/v0/markets'))).toMatchObject({ kind: 'UNAVAILABLE', code: 'ETIMEDOUT', retryable: true });
-    expect(Date.now() - started).toBeLessThan(900);
     await real.destroy();
   });
 
@@ -281,10 +278,20 @@ describe('HttpClient against a real server: timeouts and refused connections', (
       setTimeout(() => res.end('{}'), 1_000).unref();
     });
     const real = createAgent();
-    const http = createHttpClient({ service: 'markets', baseUrl: base, agent: real, breaker: { volumeThreshold: 1 }, timeoutMs: 5_000 });
+    const states: string[] = [];
+    // One counted failure in a window of one call would open it.
+    const http = createHttpClient({
+      service: 'markets',
+      baseUrl: base,
+      agent: real,
+      breaker: { volumeThreshold: 1 },
+      timeoutMs: 5_000,
+      onBreakerStateChange: (_s, state) => states.push(state),
+    });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
     expect(await failure(http.get('/v0/markets', { signal: controller.signal }))).toMatchObject({ code: 'ABORTED', retryable: false });
+    expect(states).toEqual([]);
     http.close();
     await real.destroy();
   });

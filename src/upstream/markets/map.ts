@@ -13,6 +13,7 @@ import type {
   YieldMarket,
 } from '../../models/market.js';
 import type { Position, PositionHistory, PositionReward } from '../../models/position.js';
+import { assetIdForSolana } from '../assets/ids.js';
 import {
   isObject,
   isoFromSeconds,
@@ -63,16 +64,12 @@ export function rawMarketStatus(status: MarketStatus): 'open' | 'closed' | 'sett
   return status.toLowerCase() as 'open' | 'closed' | 'settled';
 }
 
-/** Every token of the markets service is a Solana token. */
-export function solanaAssetId(address: string): string {
-  return `solana:${address}`;
-}
-
 export function mapToken(raw: RawToken | null | undefined, field = 'token'): TokenRef {
   if (!isObject(raw)) throw new Malformed(field);
   const address = reqString(raw.address, `${field}.address`);
   return {
-    assetId: solanaAssetId(address),
+    // Every token of the markets service is a Solana token.
+    assetId: assetIdForSolana(address),
     address,
     symbol: optString(raw.symbol) ?? '',
     decimals: reqNumber(raw.decimals, `${field}.decimals`),
@@ -281,7 +278,7 @@ function mapPositionRewards(raw: unknown): PositionReward[] {
     if (!isObject(r)) return null;
     const tokenAddress = reqString(r['tokenAddress'], 'rewards.tokenAddress');
     return {
-      assetId: solanaAssetId(tokenAddress),
+      assetId: assetIdForSolana(tokenAddress),
       tokenAddress,
       amount: reqNumber(r['amount'], 'rewards.amount'),
       amountUsd: optNumber(r['amountUsd']),
