@@ -19,9 +19,7 @@ import type { AssetCacheOptions } from '../src/loaders/asset-cache.js';
 import { createLogger } from '../src/logger.js';
 import { createServices, type Services } from '../src/services.js';
 import type { Latency } from '../src/simulator/controls.js';
-import { startSimulator, type ServiceName, type Simulator } from '../src/simulator/index.js';
-
-export const SERVICES: readonly ServiceName[] = ['alerts', 'markets', 'assets'];
+import { SERVICES, startSimulator, type ServiceName, type Simulator } from '../src/simulator/index.js';
 
 /** Latency of every upstream call in the benchmark (fixed + uniform jitter). */
 export const UPSTREAM_LATENCY = { fixedMs: 40, jitterMs: 10 } as const;

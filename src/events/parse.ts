@@ -1,4 +1,5 @@
 import { assetIdForSolana, isValidAssetId } from '../upstream/index.js';
+import { isObject } from '../upstream/read.js';
 import { PRICE_CHANGE_WINDOWS, type Event, type PriceChangePoint, type PriceDirection } from './model.js';
 
 /** Longest event id the gateway keeps (ids go into dedupe keys and logs). */
@@ -21,14 +22,14 @@ export interface ParsedBatch {
  * is ignored on its own so the rest of the batch is still delivered.
  */
 export function parseWebhookBody(body: unknown): ParsedBatch | { error: string } {
-  if (!isRecord(body) || !Array.isArray(body['events'])) return { error: 'body must be {"events": Event[]}' };
+  if (!isObject(body) || !Array.isArray(body['events'])) return { error: 'body must be {"events": Event[]}' };
   const batch: ParsedBatch = { events: [], ignored: [] };
   for (const raw of body['events'] as unknown[]) {
-    const id = isRecord(raw) && typeof raw['id'] === 'string' ? raw['id'] : null;
+    const id = isObject(raw) && typeof raw['id'] === 'string' ? raw['id'] : null;
     try {
       const event = parseEvent(raw);
       if (event) batch.events.push(event);
-      else batch.ignored.push({ id, reason: `unknown event kind ${JSON.stringify(isRecord(raw) ? raw['event'] : null)}` });
+      else batch.ignored.push({ id, reason: `unknown event kind ${JSON.stringify(isObject(raw) ? raw['event'] : null)}` });
     } catch (error) {
       if (!(error instanceof ContractError)) throw error;
       batch.ignored.push({ id, reason: error.message });
@@ -41,7 +42,7 @@ class ContractError extends Error {}
 
 /** One event; `null` for a kind the gateway does not know. Throws a ContractError naming the bad field. */
 function parseEvent(raw: unknown): Event | null {
-  if (!isRecord(raw)) throw new ContractError('event is not an object');
+  if (!isObject(raw)) throw new ContractError('event is not an object');
   const eventId = str(raw, 'id');
   if (eventId.length > MAX_EVENT_ID_LENGTH) throw new ContractError(`id is longer than ${MAX_EVENT_ID_LENGTH} characters`);
   const timestamp = time(raw, 'timestamp');
@@ -124,13 +125,9 @@ function direction(raw: Record<string, unknown>): PriceDirection {
   throw new ContractError('direction must be "up" or "down"');
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function record(raw: Record<string, unknown>, key: string): Record<string, unknown> {
   const value = raw[key];
-  if (!isRecord(value)) throw new ContractError(`${key} must be an object`);
+  if (!isObject(value)) throw new ContractError(`${key} must be an object`);
   return value;
 }
 

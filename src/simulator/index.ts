@@ -1,13 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SimulatorControls, type Fault, type Latency, type Target } from './controls.js';
-import { Router, SERVICES, type ServiceName, type SimResponse } from './router.js';
+import { BadRequest, badRequest, Router, SERVICES, type ServiceName, type SimResponse } from './router.js';
 import { generateWorld, type World } from './world/index.js';
 import { registerMarketsRoutes } from './markets/routes.js';
 import { registerAssetsRoutes } from './assets/routes.js';
 import { createAlertsState, registerAlertsRoutes, type AlertsState } from './alerts/index.js';
 
-export type { ServiceName } from './router.js';
+export { SERVICES, type ServiceName } from './router.js';
 export { SimulatorControls } from './controls.js';
 
 export interface SimulatorOptions {
@@ -89,17 +89,23 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         return send(res, { status: 400, body: { error: 'body is not valid JSON' } });
       }
     }
-    const answer = await matched.route.handler({
-      service,
-      method,
-      path,
-      route: matched.route.pattern,
-      params: matched.params,
-      query: url.searchParams,
-      headers: req.headers,
-      body,
-      rawBody,
-    });
+    let answer: SimResponse;
+    try {
+      answer = await matched.route.handler({
+        service,
+        method,
+        path,
+        route: matched.route.pattern,
+        params: matched.params,
+        query: url.searchParams,
+        headers: req.headers,
+        body,
+        rawBody,
+      });
+    } catch (err) {
+      if (!(err instanceof BadRequest)) throw err;
+      answer = badRequest(err.message);
+    }
     send(res, answer);
   }
 

@@ -53,11 +53,6 @@ export function base58Encode(bytes: Uint8Array): string {
   return out;
 }
 
-const BASE58_RE = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
-export function isBase58Address(s: string): boolean {
-  return BASE58_RE.test(s);
-}
-
 /** A seeded random source with the conveniences the generators need. */
 export class Rng {
   readonly #next: () => number;

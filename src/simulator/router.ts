@@ -98,6 +98,15 @@ function split(path: string): string[] {
   return path.split('/').filter((s) => s.length > 0);
 }
 
+/** A request header's (first) value. */
+export function header(req: SimRequest, name: string): string | undefined {
+  const v = req.headers[name.toLowerCase()];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** Thrown by a handler or the parsers it calls; the server answers it `400 {"error": message}`. */
+export class BadRequest extends Error {}
+
 // Response helpers shaped as UPSTREAM.md section 0 describes.
 export const ok = (body: unknown, status = 200): SimResponse => ({ status, body });
 export const badRequest = (error: string | object): SimResponse => ({ status: 400, body: { error } });

@@ -1,11 +1,5 @@
-import type { SimRequest } from '../router.js';
 import type { AlertsState } from './state.js';
 import type { AlertRecord, AppRecord, SubscriberRecord } from './types.js';
-
-export function header(req: SimRequest, name: string): string | undefined {
-  const v = req.headers[name.toLowerCase()];
-  return Array.isArray(v) ? v[0] : v;
-}
 
 export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -40,21 +34,6 @@ export function parseAppIdList(v: unknown): { ok: true; ids: string[] | undefine
   if (list.length === 0) return { ok: false, error: 'appId must not be an empty list' };
   for (const id of list) if (!isUuid(id)) return { ok: false, error: `appId must be a UUID or a list of UUIDs` };
   return { ok: true, ids: [...new Set(list as string[])] };
-}
-
-/** Parses an integer query parameter; absent or empty → the default. */
-export function intParam(
-  value: string | null,
-  name: string,
-  def: number,
-  min: number,
-  max: number,
-): { ok: true; value: number } | { ok: false; error: string } {
-  if (value === null || value === '') return { ok: true, value: def };
-  if (!/^\d+$/.test(value)) return { ok: false, error: `${name} must be an integer between ${min} and ${max}` };
-  const n = Number(value);
-  if (n < min || n > max) return { ok: false, error: `${name} must be an integer between ${min} and ${max}` };
-  return { ok: true, value: n };
 }
 
 export function subscribedAppView(app: AppRecord): { id: string; name: string; icon: string | null } {

@@ -1,6 +1,7 @@
 import {
   badRequest,
   conflict,
+  header,
   ok,
   unauthorized,
   unprocessable,
@@ -9,10 +10,9 @@ import {
   type SimRequest,
   type SimResponse,
 } from '../router.js';
+import { intParam } from '../world/query.js';
 import {
   alertView,
-  header,
-  intParam,
   isObject,
   isUuid,
   parseAppIdList,
@@ -153,8 +153,7 @@ export function registerAlertsRoutes(router: Router, state: AlertsState): void {
   router.get(
     '/v2/history',
     sub((s, req) => {
-      const limit = intParam(req.query.get('limit'), 'limit', HISTORY_DEFAULT_LIMIT, 1, HISTORY_MAX_LIMIT);
-      if (!limit.ok) return badRequest(limit.error);
+      const limit = intParam(req.query, 'limit', 1, HISTORY_MAX_LIMIT, HISTORY_DEFAULT_LIMIT);
       const scope = historyScope(s, req.query.get('appId'));
       if (!scope.ok) return badRequest(scope.error);
       const rawCursor = req.query.get('cursor');
@@ -166,13 +165,13 @@ export function registerAlertsRoutes(router: Router, state: AlertsState): void {
       const sorted = s.inbox.filter((a) => scope.apps.has(a.appId)).sort(newestFirst);
       const start = after ? sorted.findIndex((a) => isAfter(a, after!)) : 0;
       const rest = start < 0 ? [] : sorted.slice(start);
-      const page = rest.slice(0, limit.value);
+      const page = rest.slice(0, limit);
       const last = page[page.length - 1];
-      const cursor = rest.length > limit.value && last ? encodeCursor(last) : null;
+      const cursor = rest.length > limit && last ? encodeCursor(last) : null;
       return ok({
         alerts: page.map((a) => alertView(state, a)),
         summary: summary(s, scope.apps),
-        limit: limit.value,
+        limit,
         cursor,
       });
     }),

@@ -1,5 +1,6 @@
-import { badRequest, forbidden, ok, unauthorized, unprocessable, type Router, type SimRequest, type SimResponse } from '../router.js';
-import { charLength, header, intParam, isHttpUrl, isObject, stableStringify } from './common.js';
+import { badRequest, forbidden, header, ok, unauthorized, unprocessable, type Router, type SimRequest, type SimResponse } from '../router.js';
+import { intParam } from '../world/query.js';
+import { charLength, isHttpUrl, isObject, stableStringify } from './common.js';
 import type { AlertsState } from './state.js';
 import { SEND_CHANNELS, type AlertAction, type AppRecord, type DeliveryRecord, type SendChannel } from './types.js';
 
@@ -171,15 +172,13 @@ export function registerSendRoutes(router: Router, state: AlertsState): void {
   router.get('/v2/:appId/subscribers', (req) => {
     const auth = authorizeApp(state, req);
     if ('status' in auth) return auth;
-    const offset = intParam(req.query.get('offset'), 'offset', 0, 0, Number.MAX_SAFE_INTEGER);
-    if (!offset.ok) return badRequest(offset.error);
-    const limit = intParam(req.query.get('limit'), 'limit', 100, 1, 1000);
-    if (!limit.ok) return badRequest(limit.error);
+    const offset = intParam(req.query, 'offset', 0, Number.MAX_SAFE_INTEGER, 0);
+    const limit = intParam(req.query, 'limit', 1, 1000, 100);
     const all = appSubscribers(state, auth.app.id);
     return ok({
-      subscribers: all.slice(offset.value, offset.value + limit.value).map((walletAddress) => ({ walletAddress })),
-      offset: offset.value,
-      limit: limit.value,
+      subscribers: all.slice(offset, offset + limit).map((walletAddress) => ({ walletAddress })),
+      offset,
+      limit,
       count: all.length,
     });
   });

@@ -9,9 +9,9 @@
  * bad id (400) before checking parameters, and an unknown id (404) after; `to` later than now is
  * clamped to now; any `from` is accepted (prices exist before 2025-10-08 too).
  */
-import { notFound, ok, type Router } from '../router.js';
+import { BadRequest, notFound, ok, type Router } from '../router.js';
 import { RESOLUTION_MS, WORLD_REFERENCE_MS, gridCount, timeGrid, type AssetRecord, type World } from '../world/index.js';
-import { BadRequest, decodeCursor, encodeCursor, enumParam, fingerprint, guarded, intParam, list, timeParam } from '../world/query.js';
+import { decodeCursor, encodeCursor, enumParam, fingerprint, intParam, list, requireClientKey, timeRange } from '../world/query.js';
 
 export const SEARCH_LIMIT = { min: 1, max: 100, default: 20 } as const;
 export const ASSET_HISTORY_MAX_POINTS = 2000;
@@ -59,7 +59,7 @@ export function registerAssetsRoutes(router: Router, world: World, opts: { clien
 
   router.get(
     '/v0/search',
-    guarded(key, (req) => {
+    requireClientKey(key, (req) => {
       const q = req.query;
       const text = (q.get('q') ?? '').trim().toLowerCase();
       const limit = intParam(q, 'limit', SEARCH_LIMIT.min, SEARCH_LIMIT.max, SEARCH_LIMIT.default);
@@ -83,7 +83,7 @@ export function registerAssetsRoutes(router: Router, world: World, opts: { clien
 
   router.get(
     '/v0/assets/:id',
-    guarded(key, (req) => {
+    requireClientKey(key, (req) => {
       const asset = lookup(req.params['id'] ?? '');
       if (!asset) return notFound();
       return ok(world.assetAt(asset.id, Date.now()));
@@ -92,14 +92,11 @@ export function registerAssetsRoutes(router: Router, world: World, opts: { clien
 
   router.get(
     '/v0/assets/:id/history',
-    guarded(key, (req) => {
+    requireClientKey(key, (req) => {
       const id = req.params['id'] ?? '';
       parseAssetId(id);
       const q = req.query;
-      const now = Date.now();
-      const from = timeParam(q, 'from');
-      const to = Math.min(timeParam(q, 'to', now), now);
-      if (from > to) throw new BadRequest('from must not be after to');
+      const { from, to } = timeRange(q, 'from', 'to', Date.now());
       const resolution = enumParam(q, 'resolution', ['5m', '1h', '1d'] as const, '1h');
       const step = RESOLUTION_MS[resolution];
       const count = gridCount(from, to, step);

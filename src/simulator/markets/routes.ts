@@ -16,7 +16,7 @@
  *   `amount: 0, amountUsd: 0` before it was opened; unknown wallet → `positions: []`;
  * - times are ISO 8601 strings or epoch seconds/ms as digits.
  */
-import { ok, type Router } from '../router.js';
+import { BadRequest, ok, type Router } from '../router.js';
 import {
   DATA_START_MS,
   MARKET_STATUSES,
@@ -30,7 +30,7 @@ import {
   type Position,
   type World,
 } from '../world/index.js';
-import { BadRequest, decodeCursor, encodeCursor, enumParam, fingerprint, guarded, intParam, list, timeParam } from '../world/query.js';
+import { decodeCursor, encodeCursor, enumParam, fingerprint, intParam, list, requireClientKey, timeRange } from '../world/query.js';
 
 export const MARKETS_LIMIT = { min: 1, max: 200, default: 50 } as const;
 export const MARKET_HISTORY_MAX_IDS = 50;
@@ -47,7 +47,7 @@ export function registerMarketsRoutes(router: Router, world: World, opts: { clie
 
   router.get(
     '/v0/markets',
-    guarded(key, (req) => {
+    requireClientKey(key, (req) => {
       const q = req.query;
       const types = list(q, 'type');
       for (const t of types ?? []) {
@@ -87,17 +87,14 @@ export function registerMarketsRoutes(router: Router, world: World, opts: { clie
 
   router.get(
     '/v0/markets/history',
-    guarded(key, (req) => {
+    requireClientKey(key, (req) => {
       const q = req.query;
       const ids = list(q, 'marketIds');
       if (!ids) throw new BadRequest('marketIds is required (a comma list of market ids)');
       const unique = [...new Set(ids)];
       if (unique.length > MARKET_HISTORY_MAX_IDS) throw new BadRequest(`marketIds accepts at most ${MARKET_HISTORY_MAX_IDS} ids`);
-      const now = Date.now();
-      const start = timeParam(q, 'startTime');
-      const end = Math.min(timeParam(q, 'endTime', now), now);
+      const { from: start, to: end } = timeRange(q, 'startTime', 'endTime', Date.now());
       const resolution = enumParam(q, 'resolution', ['1h', '1d'] as const, '1d');
-      if (start > end) throw new BadRequest('startTime must not be after endTime');
       const grid = timeGrid(Math.max(start, DATA_START_MS), end, RESOLUTION_MS[resolution]);
       const markets = unique
         .filter((id) => world.marketsById.has(id))
@@ -111,21 +108,14 @@ export function registerMarketsRoutes(router: Router, world: World, opts: { clie
 
   router.get(
     '/v0/positions/owners',
-    guarded(key, (req) => {
+    requireClientKey(key, (req) => {
       const q = req.query;
       const wallets = list(q, 'walletAddresses');
       if (!wallets) throw new BadRequest('walletAddresses is required');
       const unique = [...new Set(wallets)];
       if (unique.length > POSITIONS_MAX_WALLETS) throw new BadRequest(`walletAddresses accepts at most ${POSITIONS_MAX_WALLETS} addresses`);
       const type = singleType(q.get('type'));
-      const statusRaw = q.get('market.status');
-      let status: MarketStatus | undefined;
-      if (statusRaw !== null && statusRaw !== '') {
-        if (!(MARKET_STATUSES as readonly string[]).includes(statusRaw)) {
-          throw new BadRequest(`market.status must be one of ${MARKET_STATUSES.join(', ')}`);
-        }
-        status = statusRaw as MarketStatus;
-      }
+      const status = enumParam(q, 'market.status', MARKET_STATUSES);
       const bundleIds = list(q, 'bundleIds');
       const bundleSet = bundleIds ? new Set(bundleIds) : undefined;
       const now = Date.now();
@@ -145,16 +135,13 @@ export function registerMarketsRoutes(router: Router, world: World, opts: { clie
 
   router.get(
     '/v0/positions/history',
-    guarded(key, (req) => {
+    requireClientKey(key, (req) => {
       const q = req.query;
       const wallet = q.get('walletAddress')?.trim();
       if (!wallet) throw new BadRequest('walletAddress is required');
       if (wallet.includes(',')) throw new BadRequest('walletAddress takes one address per call');
-      const now = Date.now();
-      const start = timeParam(q, 'startTime');
+      const { from: start, to: end } = timeRange(q, 'startTime', 'endTime', Date.now());
       if (start < DATA_START_MS) throw new BadRequest(`startTime must not be before ${iso(DATA_START_MS)}: no data exists earlier`);
-      const end = Math.min(timeParam(q, 'endTime', now), now);
-      if (start > end) throw new BadRequest('startTime must not be after endTime');
       const resolution = enumParam(q, 'resolution', ['1m', '5m', '1h', '1d'] as const, '1h');
       const step = RESOLUTION_MS[resolution];
       const count = gridCount(start, end, step);

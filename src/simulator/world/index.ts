@@ -8,7 +8,7 @@ import { generateMarkets } from './markets.js';
 import { generatePositions } from './positions.js';
 import { makePriceFn } from './pricing.js';
 import { Rng, round, sig } from '../prng.js';
-import { DATA_START_MS, DAY, noise, seriesKey, WORLD_REFERENCE_MS } from './series.js';
+import { DAY, noise, seriesKey, WORLD_REFERENCE_MS } from './series.js';
 import type {
   Asset,
   AssetRecord,
@@ -33,15 +33,11 @@ export interface MarketHistoryPoint {
 
 export interface World {
   seed: number;
-  /** Data of the markets/positions service starts here (2025-10-08T00:00:00Z). */
-  dataStart: Date;
-
   /** All assets, well-known first (then generated ones, then prediction outcome tokens). */
   assets: AssetRecord[];
   assetsById: Map<string, AssetRecord>;
 
   providers: Provider[];
-  providersById: Map<string, Provider>;
   /** All markets, in listing order. */
   markets: Market[];
   marketsById: Map<string, Market>;
@@ -57,8 +53,6 @@ export interface World {
 
   /** USD price of an asset at a time (Date or epoch ms); undefined for an unknown id. */
   priceAt(assetId: string, at: Date | number): number | undefined;
-  /** The status a market has (prediction: its own; every other market: `open`). */
-  marketStatus(marketId: string): MarketStatus | undefined;
   /** The public Asset record with its price at `at` (default now). */
   assetAt(id: string, at?: Date | number): Asset | undefined;
   /** The AssetSummary of a stored asset (search results). */
@@ -104,7 +98,6 @@ export function createWorld(seed: number): World {
   }
   const markets = built.markets;
   const marketsById = new Map(markets.map((m) => [m.id, m] as const));
-  const providersById = new Map(built.providers.map((p) => [p.id, p] as const));
   const statusOf = (m: Market): MarketStatus => (m.type === 'prediction' ? m.status : 'open');
 
   const pos = generatePositions(new Rng(seed ^ 0x9051), { markets, statusOf, priceAt: priceOr0 });
@@ -221,11 +214,9 @@ export function createWorld(seed: number): World {
 
   return {
     seed,
-    dataStart: new Date(DATA_START_MS),
     assets,
     assetsById,
     providers: built.providers,
-    providersById,
     markets,
     marketsById,
     wallets: pos.wallets,
@@ -234,10 +225,6 @@ export function createWorld(seed: number): World {
     positionsById,
     positionsByOwner,
     priceAt: (assetId, at) => price(assetId, ms(at)),
-    marketStatus: (id) => {
-      const m = marketsById.get(id);
-      return m ? statusOf(m) : undefined;
-    },
     assetSummary,
     assetAt(id, at) {
       const a = assetsById.get(id);

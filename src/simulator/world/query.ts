@@ -1,9 +1,9 @@
-/** Query-string helpers shared by the markets and assets routes: lists, limits, times, cursors, client key. */
-import { unauthorized, type SimRequest, type SimResponse } from '../router.js';
+/**
+ * Query-string helpers shared by the simulator's routes: lists, limits, times, cursors, client key.
+ * The parsers throw `BadRequest`, which the server answers with 400.
+ */
+import { BadRequest, header, unauthorized, type SimRequest, type SimResponse } from '../router.js';
 import { hashString } from '../prng.js';
-
-/** Thrown by the parsers; the routes turn it into `400 {"error": message}`. */
-export class BadRequest extends Error {}
 
 /** A comma list: trimmed, empty items dropped; `undefined` when the parameter is absent or empty. */
 export function list(q: URLSearchParams, name: string): string[] | undefined {
@@ -45,8 +45,21 @@ export function timeParam(q: URLSearchParams, name: string, def?: number): numbe
   return t;
 }
 
+/**
+ * The range of two time parameters in epoch ms: `fromName` required, `toName` defaulting to `now` and
+ * clamped to it; 400 when `from` is after `to`.
+ */
+export function timeRange(q: URLSearchParams, fromName: string, toName: string, now: number): { from: number; to: number } {
+  const from = timeParam(q, fromName);
+  const to = Math.min(timeParam(q, toName, now), now);
+  if (from > to) throw new BadRequest(`${fromName} must not be after ${toName}`);
+  return { from, to };
+}
+
 /** One value of an enumeration; `def` when absent. */
-export function enumParam<T extends string>(q: URLSearchParams, name: string, values: readonly T[], def: T): T {
+export function enumParam<T extends string>(q: URLSearchParams, name: string, values: readonly T[], def: T): T;
+export function enumParam<T extends string>(q: URLSearchParams, name: string, values: readonly T[]): T | undefined;
+export function enumParam<T extends string>(q: URLSearchParams, name: string, values: readonly T[], def?: T): T | undefined {
   const raw = q.get(name);
   if (raw === null || raw === '') return def;
   if (!(values as readonly string[]).includes(raw)) throw new BadRequest(`${name} must be one of ${values.join(', ')}`);
@@ -86,24 +99,7 @@ export function decodeCursor(q: URLSearchParams, fp: string): number {
   return c.o as number;
 }
 
-/** 401 unless the request carries the configured `X-Service-Client-Key`. */
-export function checkClientKey(req: SimRequest, clientKey: string | undefined): SimResponse | undefined {
-  if (clientKey === undefined) return undefined;
-  const got = req.headers['x-service-client-key'];
-  const value = Array.isArray(got) ? got[0] : got;
-  return value === clientKey ? undefined : unauthorized();
-}
-
-/** Wraps a handler: client key check first, `BadRequest` → 400. */
-export function guarded(clientKey: string | undefined, handler: (req: SimRequest) => SimResponse): (req: SimRequest) => SimResponse {
-  return (req) => {
-    const denied = checkClientKey(req, clientKey);
-    if (denied) return denied;
-    try {
-      return handler(req);
-    } catch (err) {
-      if (err instanceof BadRequest) return { status: 400, body: { error: err.message } };
-      throw err;
-    }
-  };
+/** Wraps a handler: 401 unless the request carries the configured `X-Service-Client-Key`. */
+export function requireClientKey(clientKey: string | undefined, handler: (req: SimRequest) => SimResponse): (req: SimRequest) => SimResponse {
+  return (req) => (clientKey === undefined || header(req, 'x-service-client-key') === clientKey ? handler(req) : unauthorized());
 }

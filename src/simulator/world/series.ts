@@ -8,7 +8,6 @@ import { hashString, mix32 } from '../prng.js';
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
 export const DAY = 24 * HOUR;
-export const YEAR = 365 * DAY;
 
 /** Data of the markets/positions service exists from this instant (UPSTREAM.md 2.4). */
 export const DATA_START_MS = Date.parse('2025-10-08T00:00:00.000Z');
