@@ -394,7 +394,9 @@ function createBreaker(
     resetTimeout: opts.resetTimeoutMs ?? 10_000,
     rollingCountTimeout: opts.rollingCountTimeoutMs ?? 10_000,
     // Only an unhealthy upstream counts: its 4xx answers (and the caller giving up) say nothing about that.
-    errorFilter: (error: unknown) => !countsAsFailure(error),
+    // The library counts a filtered error as a success, though, and one success closes a half-open
+    // breaker: a trial call its caller abandoned has not shown the upstream healthy, so it counts as failed.
+    errorFilter: (error: unknown) => !countsAsFailure(error) && !(error instanceof CallerAborted && breaker.halfOpen),
   });
   if (onState) {
     breaker.on('open', () => onState(service, 'open'));

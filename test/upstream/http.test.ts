@@ -296,6 +296,36 @@ describe('HttpClient against a real server: timeouts and refused connections', (
     await real.destroy();
   });
 
+  it('a half-open trial call its caller abandons opens the breaker again rather than closing it', async () => {
+    let requests = 0;
+    // The first call fails; the trial call never gets an answer.
+    const base = await listen((_req, res) => {
+      if (requests++ === 0) res.writeHead(503).end();
+    });
+    const real = createAgent();
+    const states: string[] = [];
+    const http = createHttpClient({
+      service: 'markets',
+      baseUrl: base,
+      agent: real,
+      breaker: { volumeThreshold: 1, resetTimeoutMs: 50 },
+      timeoutMs: 5_000,
+      onBreakerStateChange: (_s, state) => states.push(state),
+    });
+    await failure(http.get('/v0/markets'));
+    await vi.waitFor(() => expect(states).toEqual(['open', 'halfOpen']));
+
+    const controller = new AbortController();
+    const trial = failure(http.get('/v0/markets', { signal: controller.signal }));
+    await vi.waitFor(() => expect(requests).toBe(2));
+    controller.abort();
+    expect(await trial).toMatchObject({ code: 'ABORTED' });
+    // Nothing showed the upstream healthy: it must not be 'closed'.
+    expect(states).toEqual(['open', 'halfOpen', 'open']);
+    http.close();
+    await real.destroy();
+  });
+
   it('a refused connection is retried once, then UNAVAILABLE (ECONNREFUSED)', async () => {
     const base = await listen(() => {});
     await new Promise<void>((resolve) => server!.close(() => resolve()));
