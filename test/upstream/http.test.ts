@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MockAgent } from 'undici';
-import { buildQuery, createAgent, createHttpClient, path, retryAfter, UpstreamError } from '../../src/upstream/http.js';
+import { buildQuery, createAgent, createHttpClient, path, retryAfter, UpstreamError, type BreakerOptions } from '../../src/upstream/http.js';
 import { headersOf, lastCall, mockAgent, ORIGIN, testClient } from './helpers.js';
 
 let agent: MockAgent;
@@ -273,27 +273,25 @@ describe('HttpClient against a real server: timeouts and refused connections', (
     await real.destroy();
   });
 
+  /** A markets client on its own agent against `base`, with `breaker`, recording the breaker's state changes. */
+  function breakerClient(base: string, breaker: BreakerOptions) {
+    const real = createAgent();
+    const states: string[] = [];
+    const http = createHttpClient({ service: 'markets', baseUrl: base, agent: real, breaker, timeoutMs: 5_000, onBreakerStateChange: (_s, state) => states.push(state) });
+    return { http, states, close: async () => (http.close(), await real.destroy()) };
+  }
+
   it('a caller abort is reported as not retryable and does not count against the breaker', async () => {
     const base = await listen((_req, res) => {
       setTimeout(() => res.end('{}'), 1_000).unref();
     });
-    const real = createAgent();
-    const states: string[] = [];
     // One counted failure in a window of one call would open it.
-    const http = createHttpClient({
-      service: 'markets',
-      baseUrl: base,
-      agent: real,
-      breaker: { volumeThreshold: 1 },
-      timeoutMs: 5_000,
-      onBreakerStateChange: (_s, state) => states.push(state),
-    });
+    const { http, states, close } = breakerClient(base, { volumeThreshold: 1 });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
     expect(await failure(http.get('/v0/markets', { signal: controller.signal }))).toMatchObject({ code: 'ABORTED', retryable: false });
     expect(states).toEqual([]);
-    http.close();
-    await real.destroy();
+    await close();
   });
 
   it('a half-open trial call its caller abandons opens the breaker again rather than closing it', async () => {
@@ -302,16 +300,7 @@ describe('HttpClient against a real server: timeouts and refused connections', (
     const base = await listen((_req, res) => {
       if (requests++ === 0) res.writeHead(503).end();
     });
-    const real = createAgent();
-    const states: string[] = [];
-    const http = createHttpClient({
-      service: 'markets',
-      baseUrl: base,
-      agent: real,
-      breaker: { volumeThreshold: 1, resetTimeoutMs: 50 },
-      timeoutMs: 5_000,
-      onBreakerStateChange: (_s, state) => states.push(state),
-    });
+    const { http, states, close } = breakerClient(base, { volumeThreshold: 1, resetTimeoutMs: 50 });
     await failure(http.get('/v0/markets'));
     await vi.waitFor(() => expect(states).toEqual(['open', 'halfOpen']));
 
@@ -322,8 +311,7 @@ describe('HttpClient against a real server: timeouts and refused connections', (
     expect(await trial).toMatchObject({ code: 'ABORTED' });
     // Nothing showed the upstream healthy: it must not be 'closed'.
     expect(states).toEqual(['open', 'halfOpen', 'open']);
-    http.close();
-    await real.destroy();
+    await close();
   });
 
   it('a refused connection is retried once, then UNAVAILABLE (ECONNREFUSED)', async () => {
