@@ -78,7 +78,7 @@ export function createServices(options: ServicesOptions): Services {
   const deps: ServiceDeps = { config, logger, upstream, registry };
   const assetCache = createAssetCache(deps, options.assetCache);
   const marketIndex = createMarketIndex(deps, { onTokens: (tokens) => assetCache.rememberTokens(tokens) });
-  const idempotency = createIdempotencyStore(deps);
+  const idempotency = createIdempotencyStore();
   const events = createEventHub(deps);
 
   return {

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import type { ServiceDeps } from '../services.js';
 
 /** How long a key is remembered, as the alerts service does (UPSTREAM.md 1.5). */
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
@@ -44,7 +43,7 @@ interface Entry {
   result: Promise<unknown>;
 }
 
-export function createIdempotencyStore(_deps: ServiceDeps, options: IdempotencyStoreOptions = {}): IdempotencyStore {
+export function createIdempotencyStore(options: IdempotencyStoreOptions = {}): IdempotencyStore {
   const entries = new LRUCache<string, Entry>({
     max: options.maxEntries ?? DEFAULT_MAX_ENTRIES,
     ttl: options.ttlMs ?? IDEMPOTENCY_TTL_MS,

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createIdempotencyStore, IDEMPOTENCY_TTL_MS, type IdempotencyStoreOptions } from '../../src/loaders/idempotency.js';
-import type { ServiceDeps } from '../../src/services.js';
 
 function store(options: IdempotencyStoreOptions = {}) {
-  return createIdempotencyStore({} as ServiceDeps, options);
+  return createIdempotencyStore(options);
 }
 
 /** A call that counts how often it ran. */

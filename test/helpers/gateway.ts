@@ -77,6 +77,11 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   };
 }
 
+/** Every upstream call the simulator saw, all services together. */
+export function totalCalls(gw: { sim: Simulator }): number {
+  return Object.values(gw.sim.controls.counts()).reduce((sum, n) => sum + n, 0);
+}
+
 /** One of the operations real frontends send (copied verbatim into test/operations/). */
 export function operation(name: string): string {
   return readFileSync(new URL(`../operations/${name}.graphql`, import.meta.url), 'utf8');

@@ -1,6 +1,7 @@
 import { Registry } from 'prom-client';
 import { createMarketIndex, type MarketIndex, type MarketIndexOptions } from '../../src/loaders/market-index.js';
 import { createLogger } from '../../src/logger.js';
+import { marketTokenAddresses } from '../../src/simulator/markets/routes.js';
 import type { Market as RawMarket } from '../../src/simulator/world/index.js';
 import type { TestGateway } from '../helpers/gateway.js';
 
@@ -9,7 +10,7 @@ export const HISTORY = 'GET /v0/markets/history';
 export const ASSET = 'GET /v0/assets/:id';
 
 export const listingCalls = (gw: TestGateway): number => gw.sim.controls.count('markets', LISTING);
-export const totalCalls = (gw: TestGateway): number => Object.values(gw.sim.controls.counts()).reduce((a, b) => a + b, 0);
+export { totalCalls } from '../helpers/gateway.js';
 
 export interface RawFilter {
   types?: string[];
@@ -19,21 +20,6 @@ export interface RawFilter {
   statuses?: string[];
 }
 
-/** `token`, `tokenA` and `tokenB` addresses: what the upstream's `asset` filter matches. */
-export function filterTokenAddresses(m: RawMarket): string[] {
-  switch (m.type) {
-    case 'yield':
-    case 'lending':
-    case 'reward':
-      return [m.token.address];
-    case 'loop':
-    case 'perpetual':
-      return [m.tokenA.address, m.tokenB.address];
-    default:
-      return [];
-  }
-}
-
 /** The markets the upstream lists for a filter, in its order: the reference the gateway is checked against. */
 export function rawListing(gw: TestGateway, f: RawFilter = {}): RawMarket[] {
   const statuses = f.statuses ?? ['open'];
@@ -41,7 +27,7 @@ export function rawListing(gw: TestGateway, f: RawFilter = {}): RawMarket[] {
     (m) =>
       (!f.types || f.types.includes(m.type)) &&
       (!f.providers || f.providers.includes(m.provider.id)) &&
-      (!f.assets || filterTokenAddresses(m).some((a) => f.assets!.includes(a))) &&
+      (!f.assets || marketTokenAddresses(m).some((a) => f.assets!.includes(a))) &&
       (m.type !== 'prediction' || statuses.includes(m.status)),
   );
 }

@@ -29,10 +29,8 @@ function marketTokens(m: Market): Token[] {
 }
 
 describe('world generation', () => {
-  it('is deterministic from the seed and fast', () => {
-    const t0 = performance.now();
+  it('is deterministic from the seed', () => {
     const a = createWorld(1234);
-    const elapsed = performance.now() - t0;
     const b = createWorld(1234);
     expect(JSON.stringify(a.markets)).toBe(JSON.stringify(b.markets));
     expect(JSON.stringify(a.assets)).toBe(JSON.stringify(b.assets));
@@ -40,8 +38,6 @@ describe('world generation', () => {
     expect(a.demoWallets).toEqual(b.demoWallets);
     expect(JSON.stringify(createWorld(1235).markets)).not.toBe(JSON.stringify(a.markets));
     expect(generateWorld(42)).toBe(world); // cached per seed
-    // Generation should take well under a second (about 100–150 ms here).
-    expect(elapsed).toBeLessThan(1500);
   });
 
   it('has at least 300 assets over at least 5 chains, stocks and RWAs, well-known ones first', () => {

@@ -59,7 +59,4 @@ export function emptyWallet(gw: TestGateway): string {
   return found.address;
 }
 
-/** Every upstream call the simulator saw, all services together. */
-export function totalCalls(gw: TestGateway): number {
-  return Object.values(gw.sim.controls.counts()).reduce((sum, n) => sum + n, 0);
-}
+export { totalCalls } from '../helpers/gateway.js';

@@ -167,7 +167,7 @@ export function registerMarketsRoutes(router: Router, world: World, opts: { clie
 }
 
 /** `token`, `tokenA` and `tokenB` addresses of a market. */
-function marketTokenAddresses(m: Market): string[] {
+export function marketTokenAddresses(m: Market): string[] {
   switch (m.type) {
     case 'yield':
     case 'lending':
