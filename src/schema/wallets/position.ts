@@ -17,6 +17,7 @@ import { isSolanaAddress } from '../common/inputs.js';
 import { MarketTypeEnum } from '../enums.js';
 import { AssetRef, MarketRef, PositionRef, WalletRef } from '../refs.js';
 import { upstreamValue } from '../common/errors.js';
+import { resolveToken } from '../markets/market.js';
 
 const TYPENAMES = {
   LENDING: 'LendingPosition',
@@ -196,7 +197,7 @@ builder.node(builder.objectRef<RewardPosition>(TYPENAMES.REWARD), {
     token: t.field({
       type: AssetRef,
       description: 'The reward token.',
-      resolve: (p, _args, ctx) => upstreamValue(ctx.loaders.assets.token(p.token)),
+      resolve: (p, _args, ctx) => resolveToken(p.token, ctx),
     }),
     parentPositionId: t.exposeString('parentPositionId', { description: 'The id of the position the reward was earned on.' }),
     parentPosition: t.field({
@@ -219,7 +220,7 @@ builder.node(builder.objectRef<PredictionPosition>(TYPENAMES.PREDICTION), {
     token: t.field({
       type: AssetRef,
       description: 'The outcome token.',
-      resolve: (p, _args, ctx) => (p.token ? upstreamValue(ctx.loaders.assets.token(p.token)) : null),
+      resolve: (p, _args, ctx) => resolveToken(p.token, ctx),
     }),
     costBasis: t.field({
       type: CostBasisRef,
