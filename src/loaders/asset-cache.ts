@@ -75,7 +75,8 @@ export interface AssetCacheOptions {
   now?: () => number;
 }
 
-const DEFAULTS = {
+/** The cache's bounds and lifetimes when the options leave them out. */
+export const ASSET_CACHE_DEFAULTS = {
   maxEntries: 10_000,
   maxSizeBytes: 32 * 1024 * 1024,
   priceTtlMs: 30_000,
@@ -96,7 +97,7 @@ interface Copy {
 }
 
 export function createAssetCache(deps: ServiceDeps, options: AssetCacheOptions = {}): AssetCache {
-  const o = { ...DEFAULTS, ...withoutUndefined(options) };
+  const o = { ...ASSET_CACHE_DEFAULTS, ...withoutUndefined(options) };
   const now = options.now ?? Date.now;
   const { upstream, logger } = deps;
 
