@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import { createContext, type Context, type ServerContext } from './context.js';
 import { useGraphQLStreamPath } from './events/stream-path.js';
 import { useEventsWebhook } from './events/webhook.js';
+import { useStrictUrlParams } from './plugins/url-params.js';
 import { schema } from './schema/index.js';
 import { CallBudget, withCallBudget } from './upstream/budget.js';
 import type { Services } from './services.js';
@@ -50,6 +51,7 @@ export function createApp(options: AppOptions): App {
         },
     plugins: [
       useReadinessCheck({ endpoint: '/ready', check: () => !draining }),
+      useStrictUrlParams(),
       useGraphQLStreamPath('/graphql', (request, serverContext) => yoga.fetch(request, serverContext)),
       // Without a secret nothing can be verified: the webhook path stays unknown (404).
       ...(config.webhookSecret ? [useEventsWebhook({ secret: config.webhookSecret, events: services.events, logger: services.logger })] : []),
