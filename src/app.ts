@@ -7,10 +7,17 @@ import type { Config } from './config.js';
 import { createContext, type Context, type ServerContext } from './context.js';
 import { useGraphQLStreamPath } from './events/stream-path.js';
 import { useEventsWebhook } from './events/webhook.js';
+import { boundedParseCache, useDocumentLimits } from './plugins/document-limits.js';
 import { useStrictUrlParams } from './plugins/url-params.js';
 import { schema } from './schema/index.js';
 import { CallBudget, withCallBudget } from './upstream/budget.js';
 import type { Services } from './services.js';
+
+/**
+ * Largest request body Yoga reads (413 beyond; Yoga's default is 25 MB). The largest real body is a
+ * sendNotification to 10,000 wallet addresses in variables, about 0.5 MB.
+ */
+export const MAX_REQUEST_BODY_BYTES = 2 * 1024 * 1024;
 
 export interface AppOptions {
   config: Readonly<Config>;
@@ -39,6 +46,8 @@ export function createApp(options: AppOptions): App {
     healthCheckEndpoint: '/health',
     landingPage: false,
     logging: services.logger,
+    maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
+    parserAndValidationCache: boundedParseCache(),
     // Masked in both modes; development adds the original error's details for debugging.
     maskedErrors: { isDev: !config.production },
     graphiql: config.production
@@ -52,6 +61,7 @@ export function createApp(options: AppOptions): App {
     plugins: [
       useReadinessCheck({ endpoint: '/ready', check: () => !draining }),
       useStrictUrlParams(),
+      useDocumentLimits(),
       useGraphQLStreamPath('/graphql', (request, serverContext) => yoga.fetch(request, serverContext)),
       // Without a secret nothing can be verified: the webhook path stays unknown (404).
       ...(config.webhookSecret ? [useEventsWebhook({ secret: config.webhookSecret, events: services.events, logger: services.logger })] : []),
