@@ -6,19 +6,31 @@ import { gatewayError } from '../errors.js';
 /** Largest GraphQL document accepted, in UTF-8 bytes: far above real operations (under 2 KB), far below the body limit. */
 export const MAX_DOCUMENT_BYTES = 64 * 1024;
 
+/**
+ * Deepest nesting of `{`, `[` and `(` accepted. The parser recurses once (several frames) per level and
+ * overflows the stack some thousands deep; real operations nest under 30 (12 levels of fields, armor's
+ * `maxDepth`, with inline fragments and input objects).
+ */
+export const MAX_DOCUMENT_NESTING = 64;
+
 export interface DocumentLimitsOptions {
   /** Largest document, in UTF-8 bytes; a larger one is refused before it is parsed or cached. Default `MAX_DOCUMENT_BYTES` (64 KiB). */
   maxBytes?: number;
+  /** Deepest nesting of brackets of any kind (selection sets, lists, input objects, arguments). Default `MAX_DOCUMENT_NESTING` (64). */
+  maxNesting?: number;
 }
 
 /**
  * Refuses, before the parser sees it, a document the parser could not handle safely: one over
- * `maxBytes` (HTTP 413, `QUERY_TOO_COMPLEX`). Runs on parse, so it covers HTTP and WebSocket alike,
+ * `maxBytes` (HTTP 413, `QUERY_TOO_COMPLEX`), or one nesting brackets deeper than `maxNesting` (400,
+ * `QUERY_TOO_COMPLEX`): a literal `[[[…]]]` or an input object thousands deep overflows the recursive
+ * parser's stack, and armor's `maxDepth` only counts fields, after parsing. Runs on parse, so it covers HTTP and WebSocket alike,
  * and before Yoga's parse cache, so a refused document is never cached. A comment makes any text a
  * new cache key without adding tokens: the token limit alone does not bound what the caches hold.
  */
 export function useDocumentLimits(options: DocumentLimitsOptions = {}): Plugin {
   const maxBytes = options.maxBytes ?? MAX_DOCUMENT_BYTES;
+  const maxNesting = options.maxNesting ?? MAX_DOCUMENT_NESTING;
   return {
     onParse({ params }) {
       const source = typeof params.source === 'string' ? params.source : params.source.body;
@@ -26,8 +38,66 @@ export function useDocumentLimits(options: DocumentLimitsOptions = {}): Plugin {
       if (source.length > maxBytes || (source.length * 3 > maxBytes && Buffer.byteLength(source) > maxBytes)) {
         throw gatewayError(`The document is larger than ${maxBytes} bytes.`, 'QUERY_TOO_COMPLEX', { http: { status: 413 } });
       }
+      if (nestsDeeperThan(source, maxNesting)) {
+        throw gatewayError(`The document nests brackets more than ${maxNesting} deep.`, 'QUERY_TOO_COMPLEX', { http: { status: 400 } });
+      }
     },
   };
+}
+
+const enum Char {
+  Newline = 10,
+  Return = 13,
+  Quote = 34,
+  Hash = 35,
+  OpenParen = 40,
+  CloseParen = 41,
+  OpenBracket = 91,
+  Backslash = 92,
+  CloseBracket = 93,
+  OpenBrace = 123,
+  CloseBrace = 125,
+}
+
+/**
+ * Whether `{`, `[` and `(` nest deeper than `limit` in the document's text, outside strings, block
+ * strings and comments. One pass, no allocation: it sees what the parser would recurse into.
+ */
+export function nestsDeeperThan(source: string, limit: number): boolean {
+  let depth = 0;
+  const length = source.length;
+  for (let i = 0; i < length; i++) {
+    const c = source.charCodeAt(i);
+    if (c === Char.OpenBrace || c === Char.OpenBracket || c === Char.OpenParen) {
+      if (++depth > limit) return true;
+    } else if (c === Char.CloseBrace || c === Char.CloseBracket || c === Char.CloseParen) {
+      if (depth > 0) depth--;
+    } else if (c === Char.Hash) {
+      while (i + 1 < length && source.charCodeAt(i + 1) !== Char.Newline && source.charCodeAt(i + 1) !== Char.Return) i++;
+    } else if (c === Char.Quote) {
+      i = source.startsWith('""', i + 1) ? endOfBlockString(source, i + 3) : endOfString(source, i + 1);
+    }
+  }
+  return false;
+}
+
+/** Index of the last quote of the block string whose text starts at `i` (an escaped \""" does not end it). */
+function endOfBlockString(source: string, i: number): number {
+  for (; i < source.length; i++) {
+    if (source.charCodeAt(i) === Char.Backslash && source.startsWith('"""', i + 1)) i += 3;
+    else if (source.startsWith('"""', i)) return i + 2;
+  }
+  return source.length;
+}
+
+/** Index of the quote that ends the string whose text starts at `i`, or of the line's end (where the parser stops too). */
+function endOfString(source: string, i: number): number {
+  for (; i < source.length; i++) {
+    const c = source.charCodeAt(i);
+    if (c === Char.Backslash) i++;
+    else if (c === Char.Quote || c === Char.Newline || c === Char.Return) return i;
+  }
+  return source.length;
 }
 
 export interface ParseCacheOptions {

@@ -1,8 +1,8 @@
 import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_REQUEST_BODY_BYTES } from '../../src/app.js';
-import { boundedParseCache, MAX_DOCUMENT_BYTES } from '../../src/plugins/document-limits.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { boundedParseCache, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_NESTING, nestsDeeperThan } from '../../src/plugins/document-limits.js';
+import { operation, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 /** `{ __typename }` made unique and `bytes` long by a comment, as in issue 12: no tokens added. */
 const padded = (n: number, bytes: number) => {
@@ -48,6 +48,39 @@ describe('documents larger than the parser should see', () => {
     expect((await post(addresses(MAX_REQUEST_BODY_BYTES))).status).toBe(413);
     const fits = await post(addresses(MAX_REQUEST_BODY_BYTES - 100));
     expect(fits.status).toBe(200);
+  });
+});
+
+describe('documents nested deeper than the parser can recurse', () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway();
+  });
+  afterAll(() => gw.close());
+
+  it.each([
+    ['a default value of lists 4,000 deep', `query($v: String = ${'['.repeat(4000)}${']'.repeat(4000)}) { __typename }`],
+    ['an argument object 5,000 deep', `{ searchAssets(query: ${'{a: '.repeat(5000)}1${'}'.repeat(5000)}) { totalCount } }`],
+    ['selection sets 3,000 deep', `{ ${'a { '.repeat(3000)}b${' }'.repeat(3000)} }`],
+    [`lists ${MAX_DOCUMENT_NESTING} deep in parentheses`, `query($v: [String] = ${'['.repeat(MAX_DOCUMENT_NESTING)}${']'.repeat(MAX_DOCUMENT_NESTING)}) { __typename }`],
+  ])('refuses %s with 400 QUERY_TOO_COMPLEX, not 500', async (_name, query) => {
+    const result = await gw.execute(query);
+    expect(result.status).toBe(400);
+    expect(result.errors?.[0]?.extensions?.['code']).toBe('QUERY_TOO_COMPLEX');
+    expect(result.errors?.[0]?.message).toBe(`The document nests brackets more than ${MAX_DOCUMENT_NESTING} deep.`);
+  });
+
+  it('counts no brackets inside strings, block strings or comments', () => {
+    const deep = '['.repeat(100);
+    expect(nestsDeeperThan(`{ a(s: "${deep}\\" ${deep}") }`, 3)).toBe(false);
+    expect(nestsDeeperThan(`{ a(s: """${deep} \\""" ${deep}""") }`, 3)).toBe(false);
+    expect(nestsDeeperThan(`{ a # ${deep}\n b }`, 3)).toBe(false);
+    expect(nestsDeeperThan(`{ a(s: "x") { b(s: """y""") { c { d } } } }`, 3)).toBe(true);
+  });
+
+  it('passes every real frontend operation', () => {
+    const names = ['AssetDetail', 'ChannelSetup', 'MarketsPage', 'MobileHome', 'SearchAssets', 'SendNotification', 'ViewerInbox', 'WalletHistory', 'WalletPositions'];
+    for (const name of names) expect(nestsDeeperThan(operation(name), 24), name).toBe(false);
   });
 });
 
