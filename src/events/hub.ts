@@ -1,28 +1,34 @@
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
-import { setMaxListeners } from 'node:events';
-import { createPubSub, Repeater, SlidingBuffer, type PubSub, type PubSubEvent, type PubSubEventTarget } from 'graphql-yoga';
+import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { Counter, Gauge } from 'prom-client';
+import { gatewayError } from '../errors.js';
 import type { ServiceDeps } from '../services.js';
 import { matchesFilter, type Event, type EventFilter } from './model.js';
 import type { ParsedBatch } from './parse.js';
+import { SubscriberQueue } from './queue.js';
 import { createSeenIds } from './seen.js';
 
 /** The one pub/sub topic; each subscriber filters by kind and asset. */
 export const EVENTS_TOPIC = 'gateway:events';
-/** Events a slow subscriber may fall behind by before the oldest are dropped. */
-const SUBSCRIBER_BUFFER = 256;
-
-type Topics = { [EVENTS_TOPIC]: [Event] };
+/**
+ * Events a subscriber may fall behind by. One more, and it is dropped: its stream ends with a
+ * `RATE_LIMITED` error (`reason: "SUBSCRIBER_TOO_SLOW"`), and it may subscribe again.
+ */
+export const SUBSCRIBER_QUEUE = 1024;
+/** Events published at a time; between two chunks the hub yields to the event loop, so readers drain. */
+export const PUBLISH_CHUNK = 128;
+/** How long one batch may wait, in all, for this replica's subscribers to make room for the next chunk. */
+export const DRAIN_WAIT_MS = 2000;
 
 export interface EventHub {
   /**
    * Takes a verified webhook batch: drops repeats of already delivered ids and publishes the rest to
-   * subscribers on every replica without waiting for them. Rejects with `EventsNotPublished` when a
+   * subscribers on every replica, a chunk at a time. Rejects with `EventsNotPublished` when a
    * publish fails, after forgetting those ids, so that a retry of the batch delivers them.
    */
   receive(batch: ParsedBatch): Promise<{ published: number; duplicates: number; ignored: number }>;
-  /** The events matching `filter`, from now until the caller stops or the hub closes. */
+  /** The events matching `filter`, from now until the caller stops, falls too far behind, or the hub closes. */
   subscribe(filter: EventFilter): AsyncIterableIterator<Event>;
   /** Subscriptions open on this replica. */
   readonly subscriptions: number;
@@ -37,9 +43,15 @@ export class EventsNotPublished extends Error {
   }
 }
 
+interface Subscriber {
+  filter: EventFilter;
+  queue: SubscriberQueue<Event>;
+}
+
 /**
  * Fans webhook events out to subscriptions: in process, or with `REDIS_URL` through Redis pub/sub
- * (Yoga's Redis event target) so a webhook received by any replica reaches subscribers on all.
+ * (Yoga's Redis event target) so a webhook received by any replica reaches subscribers on all. Each
+ * subscriber has a queue of `SUBSCRIBER_QUEUE` events: memory stays bounded whoever stops reading.
  */
 export function createEventHub(deps: ServiceDeps): EventHub {
   const { config, logger, registry } = deps;
@@ -50,12 +62,34 @@ export function createEventHub(deps: ServiceDeps): EventHub {
     registers: [registry],
   });
   const gauge = new Gauge({ name: 'gateway_event_subscriptions', help: 'Event subscriptions open on this replica.', registers: [registry] });
+  const drops = new Counter({
+    name: 'gateway_event_subscribers_dropped_total',
+    help: `Event subscriptions closed because they fell more than ${SUBSCRIBER_QUEUE} events behind.`,
+    registers: [registry],
+  });
 
+  const subscribers = new Set<Subscriber>();
+  const deliver = (event: Event) => {
+    for (const subscriber of subscribers) {
+      if (matchesFilter(event, subscriber.filter) && !subscriber.queue.offer(event)) drop(subscriber);
+    }
+  };
+  const drop = (subscriber: Subscriber) => {
+    drops.inc();
+    logger.warn({ queue: SUBSCRIBER_QUEUE }, 'events: subscriber fell behind; its subscription is closed');
+    subscriber.queue.fail(
+      gatewayError(`This subscription fell more than ${SUBSCRIBER_QUEUE} events behind and was closed; subscribe again.`, 'RATE_LIMITED', {
+        reason: 'SUBSCRIBER_TOO_SLOW',
+      }),
+    );
+  };
+
+  /** How events leave this replica (`publish`) and arrive (`listen` while it has subscribers). */
+  let bus: { publish(event: Event): void; listen(on: boolean): void };
   /** While `receive` publishes: the outcome of each Redis PUBLISH, in order (in process, nothing is collected). */
   let publishing: Promise<boolean>[] | null = null;
   let publisher: Redis | null = null;
   let subscriber: Redis | null = null;
-  let pubsub: PubSub<Topics>;
   if (config.redisUrl) {
     const redisUrl = config.redisUrl;
     publisher = new Redis(redisUrl, { connectionName: 'gateway-events-pub', commandTimeout: 1000, maxRetriesPerRequest: 2 });
@@ -83,18 +117,24 @@ export function createEventHub(deps: ServiceDeps): EventHub {
         return sent;
       },
     } as unknown as Redis;
-    pubsub = createPubSub<Topics>({
-      eventTarget: createRedisEventTarget<PubSubEvent<Topics, typeof EVENTS_TOPIC>>({ publishClient, subscribeClient }),
-    });
+    const target = createRedisEventTarget<CustomEvent<Event>>({ publishClient, subscribeClient });
+    const listener = (message: CustomEvent<Event>) => deliver(message.detail);
+    bus = {
+      publish: (event) => target.dispatchEvent(new CustomEvent(EVENTS_TOPIC, { detail: event })),
+      listen: (on) => (on ? target.addEventListener(EVENTS_TOPIC, listener) : target.removeEventListener(EVENTS_TOPIC, listener)),
+    };
   } else {
-    // Every open subscription listens on this one target: Node's leak warning past 10 listeners is noise here.
-    const eventTarget = new EventTarget();
-    setMaxListeners(0, eventTarget);
-    pubsub = createPubSub<Topics>({ eventTarget: eventTarget as PubSubEventTarget<Topics> });
+    bus = { publish: deliver, listen: () => {} };
   }
 
+  /** Until every local subscriber has room for another chunk, or the batch's `deadline` passes. */
+  const makeRoom = async (deadline: number) => {
+    await yieldToLoop();
+    const full = () => [...subscribers].some((s) => s.queue.length > SUBSCRIBER_QUEUE - PUBLISH_CHUNK);
+    while (full() && Date.now() < deadline) await sleep(5);
+  };
+
   const seen = createSeenIds({ redis: publisher, logger });
-  const open = new Set<() => void>();
   let closed = false;
 
   return {
@@ -103,15 +143,21 @@ export function createEventHub(deps: ServiceDeps): EventHub {
       outcomes.inc({ outcome: 'ignored' }, ignored.length);
       const fresh = await seen.claim(events.map((event) => event.eventId));
       const toPublish = events.filter((_, i) => fresh[i]);
-      const sent: Promise<boolean>[] = [];
-      publishing = sent;
-      try {
-        for (const event of toPublish) pubsub.publish(EVENTS_TOPIC, event);
-      } finally {
-        publishing = null;
+      const lost: string[] = [];
+      const deadline = Date.now() + DRAIN_WAIT_MS;
+      for (let start = 0; start < toPublish.length; start += PUBLISH_CHUNK) {
+        if (start > 0) await makeRoom(deadline);
+        const chunk = toPublish.slice(start, start + PUBLISH_CHUNK);
+        const sent: Promise<boolean>[] = [];
+        publishing = sent;
+        try {
+          for (const event of chunk) bus.publish(event);
+        } finally {
+          publishing = null;
+        }
+        const outcome = await Promise.all(sent);
+        for (let i = 0; i < outcome.length; i++) if (outcome[i] === false) lost.push(chunk[i]!.eventId);
       }
-      const outcome = await Promise.all(sent);
-      const lost = toPublish.filter((_, i) => outcome[i] === false).map((event) => event.eventId);
       if (lost.length > 0) {
         // Not delivered: forget them, so the upstream's retry of this batch delivers them then.
         await seen.release(lost);
@@ -124,30 +170,31 @@ export function createEventHub(deps: ServiceDeps): EventHub {
     },
 
     subscribe(filter) {
-      return new Repeater<Event>(async (push, stop) => {
-        if (closed) return stop();
-        const source = pubsub.subscribe(EVENTS_TOPIC);
-        const end = () => stop();
-        open.add(end);
-        gauge.inc();
-        stop.then(() => {
-          open.delete(end);
+      const entry: Subscriber = {
+        filter,
+        queue: new SubscriberQueue<Event>(SUBSCRIBER_QUEUE, () => {
+          subscribers.delete(entry);
           gauge.dec();
-          void source.return();
-        });
-        for await (const event of source) {
-          if (matchesFilter(event, filter)) await push(event);
-        }
-      }, new SlidingBuffer(SUBSCRIBER_BUFFER));
+          if (subscribers.size === 0) bus.listen(false);
+        }),
+      };
+      gauge.inc();
+      if (closed) {
+        entry.queue.end();
+        return entry.queue;
+      }
+      subscribers.add(entry);
+      if (subscribers.size === 1) bus.listen(true);
+      return entry.queue;
     },
 
     get subscriptions() {
-      return open.size;
+      return subscribers.size;
     },
 
     async close() {
       closed = true;
-      for (const end of [...open]) end();
+      for (const { queue } of [...subscribers]) queue.end();
       await Promise.all([publisher, subscriber].map((client) => (client ? disconnect(client) : undefined)));
     },
   };

@@ -74,6 +74,25 @@ describe.runIf(haveRedis)('events across replicas through Redis', () => {
     await redisSubscribers(0);
   });
 
+  it('delivers a batch of 3,000 events to a subscriber on the other replica, in order', async () => {
+    const stream = await openStream(second, 'subscription { events { eventId } }');
+    const reading = (async () => {
+      const ids: string[] = [];
+      while (ids.length < 3000) {
+        const message = await stream.next();
+        if (!message) break;
+        ids.push(message.data.events.eventId);
+      }
+      return ids;
+    })();
+    await redisSubscribers(1);
+    const events = Array.from({ length: 3000 }, (_, i) => priceChange(`across-batch-${i}`));
+    expect((await postWebhook(first, { events })).status).toBe(200);
+    expect(await reading).toEqual(events.map((event) => event.id));
+    await stream.close();
+    await redisSubscribers(0);
+  });
+
   it('drops a retry that lands on the other replica', async () => {
     const onFirst = await openStream(first, 'subscription { events { eventId } }');
     const onSecond = await openStream(second, 'subscription { events { eventId } }');
