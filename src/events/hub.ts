@@ -3,7 +3,7 @@ import { setMaxListeners } from 'node:events';
 import { createPubSub, Repeater, SlidingBuffer, type PubSub, type PubSubEvent, type PubSubEventTarget } from 'graphql-yoga';
 import { Redis } from 'ioredis';
 import { Counter, Gauge } from 'prom-client';
-import type { ServiceDeps } from '../services.js';
+import type { ServiceDeps } from '../deps.js';
 import { matchesFilter, type Event, type EventFilter } from './model.js';
 import type { ParsedBatch } from './parse.js';
 import { createSeenIds } from './seen.js';

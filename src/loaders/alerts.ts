@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import type { Credentials } from '../context.js';
+import type { Credentials } from '../credentials.js';
 import { toGraphQLError, unauthenticated } from '../errors.js';
 import type { App, Channel, Identity, InboxPage, InboxSummary } from '../models/alerts.js';
 import type { Services } from '../services.js';

@@ -1,9 +1,8 @@
 import DataLoader from 'dataloader';
-import type { PriceHistory, Resolution, TokenRef } from '../models/index.js';
-import type { AssetView } from '../schema/refs.js';
+import type { AssetView, PriceHistory, Resolution, TokenRef } from '../models/index.js';
 import type { Services } from '../services.js';
 import { isValidAssetId } from '../upstream/index.js';
-import { assetFromToken } from './asset-cache.js';
+import { assetFromToken } from '../stores/asset-cache.js';
 
 /** One price series request: every argument that changes the upstream's answer. */
 export interface PriceHistoryKey {

@@ -1,4 +1,4 @@
-import type { Credentials } from '../context.js';
+import type { Credentials } from '../credentials.js';
 import type { Services } from '../services.js';
 import { createAlertsLoaders, type AlertsLoaders } from './alerts.js';
 import { createAssetLoaders, type AssetLoaders } from './assets.js';

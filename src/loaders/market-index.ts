@@ -1,6 +1,6 @@
 import { Gauge } from 'prom-client';
 import { MARKET_STATUSES, marketTokens, type Market, type Provider, type TokenRef } from '../models/index.js';
-import type { ServiceDeps } from '../services.js';
+import type { ServiceDeps } from '../deps.js';
 import { badBody } from '../upstream/errors.js';
 
 /** The listing's largest page: the fewest calls for a full read. */

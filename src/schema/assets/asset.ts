@@ -1,12 +1,12 @@
 import { upstreamUnavailable } from '../../errors.js';
-import type { AssetPrice, PricePoint } from '../../models/index.js';
+import type { AssetPrice, AssetView, PricePoint } from '../../models/index.js';
 import { isValidAssetId, MAX_HISTORY_POINTS, PRICE_HISTORY_RESOLUTIONS } from '../../upstream/index.js';
 import { builder } from '../builder.js';
 import { upstreamValue } from '../common/errors.js';
 import { checkWindow } from '../common/inputs.js';
 import type { Context } from '../../context.js';
 import { ResolutionEnum } from '../enums.js';
-import { AssetRef, type AssetView } from '../refs.js';
+import { AssetRef } from '../refs.js';
 import {
   MAX_ASSET_IDS,
   PRICE_HISTORY_WINDOW,

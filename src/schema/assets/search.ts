@@ -1,8 +1,8 @@
-import type { AssetSummary } from '../../models/index.js';
+import type { AssetSummary, AssetView } from '../../models/index.js';
 import { builder } from '../builder.js';
 import { upstreamValue } from '../common/errors.js';
 import { resumeInUpstreamPage } from '../common/upstream-page.js';
-import { AssetRef, type AssetView } from '../refs.js';
+import { AssetRef } from '../refs.js';
 import { AssetTypeEnum } from './asset.js';
 import {
   MAX_QUERY_LENGTH,

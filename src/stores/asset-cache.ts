@@ -1,8 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { Counter } from 'prom-client';
-import type { Asset, TokenRef } from '../models/index.js';
-import type { AssetView, MetadataSource } from '../schema/refs.js';
-import type { ServiceDeps } from '../services.js';
+import type { ServiceDeps } from '../deps.js';
+import type { Asset, AssetView, MetadataSource, TokenRef } from '../models/index.js';
 import { assertCallLeft } from '../upstream/budget.js';
 import { isUpstreamError } from '../upstream/errors.js';
 import { isValidAssetId, parseAssetId, type AssetsClient } from '../upstream/index.js';
