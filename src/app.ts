@@ -8,7 +8,6 @@ import { createContext, type Context, type ServerContext } from './context.js';
 import { useGraphQLStreamPath } from './events/stream-path.js';
 import { useEventsWebhook } from './events/webhook.js';
 import { schema } from './schema/index.js';
-import { CallBudget, withCallBudget } from './upstream/budget.js';
 import type { Services } from './services.js';
 
 export interface AppOptions {
@@ -77,21 +76,11 @@ export function createApp(options: AppOptions): App {
           graphql_envelop_deprecated_field: true,
         },
       }),
-      useCallBudget(config.upstreamCallBudget),
       ...(options.plugins ?? []),
     ],
   });
 
   return { yoga, setDraining: (value) => (draining = value) };
-}
-
-/**
- * Counts every upstream call a query or mutation makes, however deep in the resolvers; past the
- * budget the fields that need more calls fail with QUERY_TOO_COMPLEX. Subscriptions are not counted:
- * they live long and make calls per event.
- */
-function useCallBudget(limit: number): Plugin {
-  return { instrumentation: { execute: (_payload, wrapped) => withCallBudget(new CallBudget(limit), wrapped) } };
 }
 
 /** Security limits reject during validation; give their errors the public code callers can branch on. */

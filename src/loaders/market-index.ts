@@ -103,7 +103,7 @@ export function createMarketIndex(deps: ServiceDeps, options: MarketIndexOptions
         predictionStatus: MARKET_STATUSES,
         limit: INDEX_PAGE_SIZE,
         cursor,
-        signal,
+        scope: { signal },
       });
       const tokens: TokenRef[] = [];
       for (const market of result.markets) {

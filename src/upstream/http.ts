@@ -1,8 +1,8 @@
 import CircuitBreaker from 'opossum';
 import { Agent, request, type Dispatcher } from 'undici';
-import { spendCall } from './budget.js';
 import { UpstreamError, badBody, type ServiceName, type UpstreamErrorKind } from './errors.js';
 import { isObject } from './read.js';
+import type { CallScope } from './scope.js';
 
 export { UpstreamError, isUpstreamError, type ServiceName, type UpstreamErrorKind } from './errors.js';
 
@@ -100,7 +100,8 @@ export interface HttpClientOptions {
 export interface GetOptions {
   query?: Query;
   headers?: HeaderValues;
-  signal?: AbortSignal;
+  /** The operation the call is made for: its signal aborts the call, its budget counts it. */
+  scope?: CallScope;
   /** Route template for metrics; defaults to the method and path. */
   route?: string;
 }
@@ -109,7 +110,7 @@ export interface PostOptions {
   /** Serialised as JSON; omitted = no body. */
   body?: unknown;
   headers?: HeaderValues;
-  signal?: AbortSignal;
+  scope?: CallScope;
   route?: string;
 }
 
@@ -180,7 +181,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     options.breaker === false ? null : createBreaker(service, options.breaker ?? {}, options.onBreakerStateChange);
 
   async function call<T>(method: 'GET' | 'POST', p: string, opts: GetOptions & PostOptions): Promise<T> {
-    spendCall(service);
+    opts.scope?.budget?.spend(service);
     const started = performance.now();
     const route = opts.route ?? `${method} ${p}`;
     const state = { attempts: 0, status: undefined as number | undefined };
@@ -215,8 +216,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     const timer = setTimeout(() => deadline.abort(new Deadline(`deadline of ${timeoutMs} ms exceeded`)), timeoutMs);
     const onCallerAbort = () => deadline.abort(new CallerAborted('aborted by the caller'));
     let forget: (() => void) | undefined;
-    if (opts.signal?.aborted) onCallerAbort();
-    else if (opts.signal) forget = whenAborted(opts.signal, onCallerAbort);
+    const signal = opts.scope?.signal;
+    if (signal?.aborted) onCallerAbort();
+    else if (signal) forget = whenAborted(signal, onCallerAbort);
 
     const headers: Record<string, string> = { accept: 'application/json' };
     for (const [name, value] of Object.entries({ ...defaultHeaders, ...opts.headers })) {

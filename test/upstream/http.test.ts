@@ -289,7 +289,7 @@ describe('HttpClient against a real server: timeouts and refused connections', (
     const { http, states, close } = breakerClient(base, { volumeThreshold: 1 });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
-    expect(await failure(http.get('/v0/markets', { signal: controller.signal }))).toMatchObject({ code: 'ABORTED', retryable: false });
+    expect(await failure(http.get('/v0/markets', { scope: { signal: controller.signal } }))).toMatchObject({ code: 'ABORTED', retryable: false });
     expect(states).toEqual([]);
     await close();
   });
@@ -305,7 +305,7 @@ describe('HttpClient against a real server: timeouts and refused connections', (
     await vi.waitFor(() => expect(states).toEqual(['open', 'halfOpen']));
 
     const controller = new AbortController();
-    const trial = failure(http.get('/v0/markets', { signal: controller.signal }));
+    const trial = failure(http.get('/v0/markets', { scope: { signal: controller.signal } }));
     await vi.waitFor(() => expect(requests).toBe(2));
     controller.abort();
     expect(await trial).toMatchObject({ code: 'ABORTED' });

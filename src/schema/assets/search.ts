@@ -66,7 +66,7 @@ builder.queryFields((t) => ({
           query,
           limit: read.limit,
           cursor: read.cursor,
-          signal: ctx.request.signal,
+          scope: ctx.scope,
           ...(types ? { types } : {}),
         }),
       );

@@ -64,7 +64,7 @@ builder.queryFields((t) => ({
           ...filter,
           cursor: read.cursor,
           limit: read.limit,
-          signal: ctx.request.signal,
+          scope: ctx.scope,
         }),
       );
 
