@@ -5,6 +5,7 @@ import type { GraphQLError } from 'graphql';
 import { createYoga, useReadinessCheck, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from './config.js';
 import { createContext, type Context, type ServerContext } from './context.js';
+import { maskError } from './errors.js';
 import { useGraphQLStreamPath } from './events/stream-path.js';
 import { useEventsWebhook } from './events/webhook.js';
 import { schema } from './schema/index.js';
@@ -37,8 +38,9 @@ export function createApp(options: AppOptions): App {
     healthCheckEndpoint: '/health',
     landingPage: false,
     logging: services.logger,
-    // Masked in both modes; development adds the original error's details for debugging.
-    maskedErrors: { isDev: !config.production },
+    // Masked in both modes; development adds the original error's details for debugging. Upstream
+    // failures get their public codes here, once (errors.ts).
+    maskedErrors: { isDev: !config.production, maskError },
     graphiql: config.production
       ? false
       : {

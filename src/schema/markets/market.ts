@@ -2,7 +2,6 @@ import type { Market, MarketType, TokenRef } from '../../models/index.js';
 import type { Context } from '../../context.js';
 import { MARKET_HISTORY_RESOLUTIONS, MAX_HISTORY_POINTS } from '../../upstream/index.js';
 import { builder } from '../builder.js';
-import { upstreamValue } from '../common/errors.js';
 import { checkWindow, type WindowRules } from '../common/inputs.js';
 import { MarketStatusEnum, MarketTypeEnum, ResolutionEnum } from '../enums.js';
 import { MarketRef, ProviderRef } from '../refs.js';
@@ -32,7 +31,7 @@ const APY_HISTORY_WINDOW: WindowRules<(typeof MARKET_HISTORY_RESOLUTIONS)[number
 
 /** A token of a market as an `Asset`, through the asset loader (which falls back to the token record). */
 export function resolveToken(ref: TokenRef | null, ctx: Context) {
-  return ref ? upstreamValue(ctx.loaders.assets.token(ref)) : null;
+  return ref ? ctx.loaders.assets.token(ref) : null;
 }
 
 /** An ISO 8601 string from the upstream as a DateTime; null when it is not one (never a field error). */
@@ -43,7 +42,7 @@ export function dateOrNull(value: string | null): Date | null {
 }
 
 export function loadMarket(marketId: string, ctx: Context): Promise<Market | null> {
-  return upstreamValue(ctx.loaders.markets.market.load(marketId));
+  return ctx.loaders.markets.market.load(marketId);
 }
 
 const MarketApyPoint = builder
@@ -97,14 +96,12 @@ MarketRef.implement({
       },
       resolve: (market, args, ctx) => {
         const { from, to, resolution } = checkWindow(args, APY_HISTORY_WINDOW);
-        return upstreamValue(
-          ctx.loaders.markets.apyHistory.load({
-            marketId: market.marketId,
-            from: from.toISOString(),
-            to: to ? to.toISOString() : null,
-            resolution,
-          }),
-        );
+        return ctx.loaders.markets.apyHistory.load({
+          marketId: market.marketId,
+          from: from.toISOString(),
+          to: to ? to.toISOString() : null,
+          resolution,
+        });
       },
     }),
   }),

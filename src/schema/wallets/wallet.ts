@@ -3,7 +3,6 @@ import { builder } from '../builder.js';
 import { checkWindow, isSolanaAddress } from '../common/inputs.js';
 import { MarketStatusEnum, MarketTypeEnum, ResolutionEnum } from '../enums.js';
 import { PositionRef, WalletRef } from '../refs.js';
-import { upstreamValue } from '../common/errors.js';
 import { MAX_WALLETS, VALUE_HISTORY_WINDOW, walletAddress, walletAddresses } from './inputs.js';
 import { validatePage } from './pagination.js';
 
@@ -38,7 +37,7 @@ builder.node(WalletRef, {
         resolve: async (wallet, args, ctx) => {
           const page = validatePage(args, POSITIONS_PAGE);
           // Always the whole list: totalValueUsd and every filtered connection share one upstream call.
-          const positions = await upstreamValue(ctx.loaders.positions.byWallet.load(wallet.address));
+          const positions = await ctx.loaders.positions.byWallet.load(wallet.address);
           return page(
             positions.filter((p) => (!args.type || p.type === args.type) && (!args.status || p.market?.status === args.status)),
           );
@@ -61,7 +60,7 @@ builder.node(WalletRef, {
     totalValueUsd: t.float({
       description: "Net value in USD: the sum of the positions' `amountUsd`, borrowed amounts subtracted, a missing value counting 0.",
       resolve: async (wallet, _args, ctx) =>
-        walletTotalValueUsd(await upstreamValue(ctx.loaders.positions.byWallet.load(wallet.address))),
+        walletTotalValueUsd(await ctx.loaders.positions.byWallet.load(wallet.address)),
     }),
     valueHistory: t.field({
       type: [WalletValuePointRef],
@@ -79,7 +78,7 @@ builder.node(WalletRef, {
       },
       resolve: (wallet, args, ctx) => {
         const { from, to, resolution } = checkWindow(args, VALUE_HISTORY_WINDOW);
-        return upstreamValue(ctx.loaders.positions.valueHistory.load({ walletAddress: wallet.address, from, to, resolution }));
+        return ctx.loaders.positions.valueHistory.load({ walletAddress: wallet.address, from, to, resolution });
       },
     }),
   }),
