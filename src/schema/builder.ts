@@ -1,5 +1,4 @@
 import SchemaBuilder, { brandWithType } from '@pothos/core';
-import DataloaderPlugin from '@pothos/plugin-dataloader';
 import RelayPlugin from '@pothos/plugin-relay';
 import { decodeGlobalID } from '@pothos/plugin-relay';
 import { isObjectType, type GraphQLSchema } from 'graphql';
@@ -27,7 +26,7 @@ export const builder = new SchemaBuilder<{
     JSON: { Input: unknown; Output: unknown };
   };
 }>({
-  plugins: [RelayPlugin, DataloaderPlugin],
+  plugins: [RelayPlugin],
   relay: {
     clientMutationId: 'omit',
     cursorType: 'String',

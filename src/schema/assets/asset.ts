@@ -1,5 +1,5 @@
 import { upstreamUnavailable } from '../../errors.js';
-import type { AssetPrice, AssetView, PricePoint } from '../../models/index.js';
+import type { AssetPrice, AssetView, PricePoint, TokenRef } from '../../models/index.js';
 import { isValidAssetId, MAX_HISTORY_POINTS, PRICE_HISTORY_RESOLUTIONS } from '../../upstream/index.js';
 import { builder } from '../builder.js';
 import { checkWindow } from '../common/inputs.js';
@@ -63,6 +63,11 @@ const PricePointRef = builder.objectRef<PricePoint>('PricePoint').implement({
 /** The complete asset behind a view: search results carry only the summary, the rest is loaded when asked for. */
 async function complete(asset: AssetView, ctx: Context): Promise<AssetView | null> {
   return asset.summaryOnly ? loadAsset(asset.assetId, ctx) : asset;
+}
+
+/** A token of a market or position as an `Asset`, through the asset loader (which falls back to the token record). */
+export function resolveToken(ref: TokenRef | null, ctx: Context): Promise<AssetView | null> | null {
+  return ref ? ctx.loaders.assets.token(ref) : null;
 }
 
 /** An asset by id through the request's asset loader; null when the assets service does not know it. */

@@ -1,7 +1,8 @@
 import { walletTotalValueUsd, type WalletValuePoint } from '../../models/index.js';
 import { builder } from '../builder.js';
 import { checkWindow, isSolanaAddress } from '../common/inputs.js';
-import { MarketStatusEnum, MarketTypeEnum, ResolutionEnum } from '../enums.js';
+import { windowArgs } from '../common/window-args.js';
+import { MarketStatusEnum, MarketTypeEnum } from '../enums.js';
 import { PositionRef, WalletRef } from '../refs.js';
 import { MAX_WALLETS, VALUE_HISTORY_WINDOW, walletAddress, walletAddresses } from './inputs.js';
 import { validatePage } from './pagination.js';
@@ -67,15 +68,11 @@ builder.node(WalletRef, {
       nullable: { list: true, items: false },
       description:
         'Value over time, oldest first: per timestamp, the sum of the USD values of the positions. Data starts at 2025-10-08T00:00:00Z; a range holds at most 2,000 points.',
-      args: {
-        from: t.arg({ type: 'DateTime', required: true, description: 'Start (at or after 2025-10-08T00:00:00Z).' }),
-        to: t.arg({ type: 'DateTime', description: 'End; default now.' }),
-        resolution: t.arg({
-          type: ResolutionEnum,
-          defaultValue: 'ONE_HOUR',
-          description: 'Bucket size: any of ONE_MINUTE, FIVE_MINUTES, ONE_HOUR (default), ONE_DAY.',
-        }),
-      },
+      args: windowArgs(t.arg, VALUE_HISTORY_WINDOW, {
+        from: 'Start (at or after 2025-10-08T00:00:00Z).',
+        to: 'End; default now.',
+        resolution: 'Bucket size: any of ONE_MINUTE, FIVE_MINUTES, ONE_HOUR (default), ONE_DAY.',
+      }),
       resolve: (wallet, args, ctx) => {
         const { from, to, resolution } = checkWindow(args, VALUE_HISTORY_WINDOW);
         return ctx.loaders.positions.valueHistory.load({ walletAddress: wallet.address, from, to, resolution });
