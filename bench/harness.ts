@@ -15,7 +15,7 @@ import { runInNewContext } from 'node:vm';
 import { Agent, request } from 'undici';
 import { createApp } from '../src/app.js';
 import { loadConfig, type Config } from '../src/config.js';
-import type { AssetCacheOptions } from '../src/loaders/asset-cache.js';
+import type { AssetCacheOptions } from '../src/stores/asset-cache.js';
 import { createLogger } from '../src/logger.js';
 import { createServices, type Services } from '../src/services.js';
 import type { Latency } from '../src/simulator/controls.js';

@@ -2,7 +2,7 @@
  * The five scenarios. Each returns rows for the results table and the budget checks it made; a failed
  * check is a finding about the gateway, printed and written to RESULTS.md, not a crash of the run.
  */
-import { ASSET_CACHE_DEFAULTS } from '../src/loaders/asset-cache.js';
+import { ASSET_CACHE_DEFAULTS } from '../src/stores/asset-cache.js';
 import type { Simulator } from '../src/simulator/index.js';
 import {
   assertClean,

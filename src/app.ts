@@ -5,12 +5,12 @@ import type { GraphQLError } from 'graphql';
 import { createYoga, useReadinessCheck, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from './config.js';
 import { createContext, type Context, type ServerContext } from './context.js';
+import { maskError } from './errors.js';
 import { useGraphQLStreamPath } from './events/stream-path.js';
 import { useEventsWebhook } from './events/webhook.js';
 import { boundedParseCache, useDocumentLimits } from './plugins/document-limits.js';
 import { useStrictUrlParams } from './plugins/url-params.js';
 import { schema } from './schema/index.js';
-import { CallBudget, withCallBudget } from './upstream/budget.js';
 import type { Services } from './services.js';
 
 /**
@@ -48,8 +48,9 @@ export function createApp(options: AppOptions): App {
     logging: services.logger,
     maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
     parserAndValidationCache: boundedParseCache(),
-    // Masked in both modes; development adds the original error's details for debugging.
-    maskedErrors: { isDev: !config.production },
+    // Masked in both modes; development adds the original error's details for debugging. Upstream
+    // failures get their public codes here, once (errors.ts).
+    maskedErrors: { isDev: !config.production, maskError },
     graphiql: config.production
       ? false
       : {
@@ -89,21 +90,11 @@ export function createApp(options: AppOptions): App {
           graphql_envelop_deprecated_field: true,
         },
       }),
-      useCallBudget(config.upstreamCallBudget),
       ...(options.plugins ?? []),
     ],
   });
 
   return { yoga, setDraining: (value) => (draining = value) };
-}
-
-/**
- * Counts every upstream call a query or mutation makes, however deep in the resolvers; past the
- * budget the fields that need more calls fail with QUERY_TOO_COMPLEX. Subscriptions are not counted:
- * they live long and make calls per event.
- */
-function useCallBudget(limit: number): Plugin {
-  return { instrumentation: { execute: (_payload, wrapped) => withCallBudget(new CallBudget(limit), wrapped) } };
 }
 
 /** Security limits reject during validation; give their errors the public code callers can branch on. */

@@ -1,40 +1,26 @@
 import type { YogaInitialContext } from 'graphql-yoga';
+import { readCredentials, type Credentials } from './credentials.js';
 import { createLoaders, type Loaders } from './loaders/index.js';
 import type { Services } from './services.js';
-import type { SubscriberCredentials } from './upstream/index.js';
+import { CallBudget } from './upstream/budget.js';
+import type { CallScope } from './upstream/scope.js';
 
 /** What the HTTP server adds to each request's context (node's req/res under `createServer(yoga)`). */
 export type ServerContext = Record<string, unknown>;
 
-/**
- * The caller's own credentials, read from this request's headers. They go to the alerts service's
- * subscriber calls (`subscriber`) and its send call (`apiKey`) and nowhere else, and never into a log.
- */
-export interface Credentials {
-  /** `null` when the request carries no `Authorization` header. */
-  subscriber: SubscriberCredentials | null;
-  /** `X-Service-Api-Key`, for `sendNotification` only. */
-  apiKey: string | null;
-}
-
 export interface Context extends YogaInitialContext {
   services: Services;
   credentials: Credentials;
+  /** What every upstream call made for this operation carries: the request's signal and the operation's call budget. */
+  scope: CallScope;
   /** Per-request DataLoaders: created here for every request, never shared. */
   loaders: Loaders;
 }
 
-export function readCredentials(headers: Headers): Credentials {
-  const authorization = headers.get('authorization')?.trim() || null;
-  const clientKey = headers.get('x-service-client-key')?.trim() || null;
-  const apiKey = headers.get('x-service-api-key')?.trim() || null;
-  return {
-    subscriber: authorization ? { authorization, ...(clientKey ? { clientKey } : {}) } : null,
-    apiKey,
-  };
-}
-
 export function createContext(initial: YogaInitialContext, services: Services): Context {
   const credentials = readCredentials(initial.request.headers);
-  return { ...initial, services, credentials, loaders: createLoaders(services, credentials, initial.request.signal) };
+  // One request is one operation (over WebSocket too: each gets a request of its own). A subscription's
+  // events are not counted: each gets loaders of its own without the budget (schema/events/event.ts).
+  const scope: CallScope = { signal: initial.request.signal, budget: new CallBudget(services.config.upstreamCallBudget) };
+  return { ...initial, services, credentials, scope, loaders: createLoaders(services, credentials, scope) };
 }

@@ -1,5 +1,6 @@
 import { GraphQLError } from 'graphql';
-import { UpstreamError } from './upstream/http.js';
+import { maskError as yogaMaskError, type YogaMaskedErrorOpts } from 'graphql-yoga';
+import { UpstreamError } from './upstream/errors.js';
 
 /** `extensions.code` of every error the gateway raises on purpose (API.md, "Errors"). */
 export type ErrorCode =
@@ -28,8 +29,29 @@ export function upstreamUnavailable(service: string, retryable = true): GraphQLE
 }
 
 /**
- * Turns any failure from the upstream layer into the GraphQL error a caller should see. The one place
- * where upstream failures meet the public error codes; nothing internal (URL, token, stack) passes.
+ * Yoga's `maskedErrors.maskError`: the one place where the failures resolvers and loaders let through
+ * meet the public error codes. An `UpstreamError` becomes its public error (`toGraphQLError`), keeping
+ * the field's path and locations; anything else is masked as Yoga does (unless it is a GraphQLError
+ * raised on purpose).
+ */
+export const maskError: YogaMaskedErrorOpts['maskError'] = (error, message, isDev) => {
+  const original = error instanceof GraphQLError ? error.originalError : error;
+  if (!(original instanceof UpstreamError)) return yogaMaskError(error, message, isDev);
+  const mapped = toGraphQLError(original);
+  if (!(error instanceof GraphQLError)) return mapped;
+  return new GraphQLError(mapped.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    extensions: mapped.extensions,
+  });
+};
+
+/**
+ * Turns any failure from the upstream layer into the GraphQL error a caller should see; nothing
+ * internal (URL, token, stack) passes. Used by `maskError`, and by the alerts loaders, whose callers
+ * read their errors directly.
  */
 export function toGraphQLError(error: unknown): GraphQLError {
   if (error instanceof GraphQLError) return error;

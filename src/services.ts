@@ -1,19 +1,15 @@
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Config, UpstreamUrls } from './config.js';
+import type { ServiceDeps } from './deps.js';
 import { createEventHub, type EventHub } from './events/hub.js';
-import { createAssetCache, type AssetCache, type AssetCacheOptions } from './loaders/asset-cache.js';
+import { createAssetCache, type AssetCache, type AssetCacheOptions } from './stores/asset-cache.js';
 import { createIdempotencyStore, type IdempotencyStore } from './loaders/idempotency.js';
 import { createMarketIndex, type MarketIndex } from './loaders/market-index.js';
 import type { Logger } from './logger.js';
-import { createUpstream, type Upstream, type UpstreamConfig } from './upstream/index.js';
+import { createUpstream, type UpstreamConfig } from './upstream/index.js';
 
-/** What every long-lived part of the gateway is built from. */
-export interface ServiceDeps {
-  config: Readonly<Config>;
-  logger: Logger;
-  upstream: Upstream;
-  registry: Registry;
-}
+export type { ServiceDeps } from './deps.js';
+
 
 /**
  * Everything shared across requests, built once at boot: the upstream clients and the caches of

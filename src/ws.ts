@@ -32,8 +32,8 @@ type Enveloped = ReturnType<YogaServerInstance<ServerContext, Context>['getEnvel
 /**
  * GraphQL over WebSocket (`graphql-transport-ws`, the graphql-ws library) on the HTTP server's own port
  * and `yoga.graphqlEndpoint`. Operations go through Yoga's envelop pipeline (`getEnveloped`), so the
- * plugins that run on parse, validate and execute (armor limits, the call budget, error masking,
- * metrics) apply as over HTTP. Credentials come from `connectionParams`: browsers cannot set headers
+ * plugins that run on parse, validate and execute (armor limits, error masking, metrics) apply as
+ * over HTTP, and each operation's context gets its own call budget. Credentials come from `connectionParams`: browsers cannot set headers
  * on a WebSocket. Returns the disposer that closes every socket.
  */
 export function attachGraphQLWs(

@@ -1,9 +1,10 @@
 import DataLoader from 'dataloader';
-import type { Credentials } from '../context.js';
+import type { Credentials } from '../credentials.js';
 import { toGraphQLError, unauthenticated } from '../errors.js';
 import type { App, Channel, Identity, InboxPage, InboxSummary } from '../models/alerts.js';
 import type { Services } from '../services.js';
 import type { SubscriberCredentials } from '../upstream/index.js';
+import type { CallScope } from '../upstream/scope.js';
 
 /** What a mutation can make stale; `inbox` covers the inbox pages and the unread counts. */
 export type AlertsDataKind = 'channels' | 'apps' | 'inbox';
@@ -55,8 +56,8 @@ export interface AlertsLoaders {
   invalidate(kind: AlertsDataKind): void;
 }
 
-/** `signal` aborts the reads; the mutations call the client themselves and are never aborted. */
-export function createAlertsLoaders(services: Services, credentials: Credentials, signal?: AbortSignal): AlertsLoaders {
+/** `scope` is the operation's: its signal aborts the reads. The mutations call the client themselves. */
+export function createAlertsLoaders(services: Services, credentials: Credentials, scope: CallScope = {}): AlertsLoaders {
   const client = services.upstream.alerts;
   const creds = credentials.subscriber;
 
@@ -73,9 +74,9 @@ export function createAlertsLoaders(services: Services, credentials: Credentials
     return { get: () => (promise ??= load()), clear: () => (promise = undefined) };
   }
 
-  const identity = memo(() => call((c) => client.getIdentity(c, { signal })));
-  const channels = memo(() => call((c) => client.listChannels(c, { signal })));
-  const apps = memo(() => call((c) => client.listApps(c, { signal })));
+  const identity = memo(() => call((c) => client.getIdentity(c, { scope })));
+  const channels = memo(() => call((c) => client.listChannels(c, { scope })));
+  const apps = memo(() => call((c) => client.listApps(c, { scope })));
 
   const pages = new Map<string, Promise<InboxPage>>();
   const pageKey = (key: InboxPageKey) => JSON.stringify([key.appId, key.limit, key.cursor]);
@@ -88,7 +89,7 @@ export function createAlertsLoaders(services: Services, credentials: Credentials
           ...(key.appId ? { appId: key.appId } : {}),
           limit: key.limit,
           cursor: key.cursor,
-          signal,
+          scope,
         }),
       );
       pages.set(id, page);
@@ -113,7 +114,7 @@ export function createAlertsLoaders(services: Services, credentials: Credentials
         // That page failed for its own reasons (e.g. a stale cursor): ask for the summary itself.
       }
     }
-    return call((c) => client.getInboxSummary(c, { ...(appId ? { appId } : {}), signal }));
+    return call((c) => client.getInboxSummary(c, { ...(appId ? { appId } : {}), scope }));
   }
 
   // Batched to the end of the tick so that an inbox page requested beside the count (as the

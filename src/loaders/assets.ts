@@ -1,9 +1,9 @@
 import DataLoader from 'dataloader';
-import type { PriceHistory, Resolution, TokenRef } from '../models/index.js';
-import type { AssetView } from '../schema/refs.js';
+import type { AssetView, PriceHistory, Resolution, TokenRef } from '../models/index.js';
 import type { Services } from '../services.js';
 import { isValidAssetId } from '../upstream/index.js';
-import { assetFromToken } from './asset-cache.js';
+import { assetFromToken } from '../stores/asset-cache.js';
+import type { CallScope } from '../upstream/scope.js';
 
 /** One price series request: every argument that changes the upstream's answer. */
 export interface PriceHistoryKey {
@@ -35,9 +35,10 @@ export interface AssetLoaders {
 
 /**
  * Per-request loaders over the shared asset cache: each id and each series is asked for once per request.
- * `signal` aborts the price series calls only: the cache's calls are shared with other requests.
+ * `scope` is the operation's. Its signal aborts the price series calls only: the cache's calls are shared
+ * with other requests, so they take the scope without it (they still count in the operation's budget).
  */
-export function createAssetLoaders(services: Services, signal?: AbortSignal): AssetLoaders {
+export function createAssetLoaders(services: Services, scope: CallScope = {}): AssetLoaders {
   const { assetCache, upstream } = services;
 
   // Assets this request fetched (or tried to): their price is as fresh as it gets, so `price` does
@@ -52,7 +53,7 @@ export function createAssetLoaders(services: Services, signal?: AbortSignal): As
   const asset = new DataLoader<string, AssetView | null>((ids) =>
     Promise.all(
       ids.map((id) =>
-        assetCache.get(id, 'metadata').then((lookup) => {
+        assetCache.get(id, 'metadata', scope).then((lookup) => {
           if (lookup.asset && lookup.asked) fetched.add(lookup.asset);
           return lookup.asset;
         }, asError),
@@ -65,7 +66,7 @@ export function createAssetLoaders(services: Services, signal?: AbortSignal): As
       Promise.all(
         keys.map((key) =>
           upstream.assets
-            .getPriceHistory(key.assetId, { from: key.from, to: key.to ?? undefined, resolution: key.resolution, signal })
+            .getPriceHistory(key.assetId, { from: key.from, to: key.to ?? undefined, resolution: key.resolution, scope })
             .catch(asError),
         ),
       ),
@@ -80,7 +81,7 @@ export function createAssetLoaders(services: Services, signal?: AbortSignal): As
       if (fetched.has(loaded) || loaded.priceUnavailable) return Promise.resolve(loaded);
       let pending = prices.get(loaded);
       if (!pending) {
-        pending = assetCache.get(loaded.assetId, 'price').then((lookup) => lookup.asset);
+        pending = assetCache.get(loaded.assetId, 'price', scope).then((lookup) => lookup.asset);
         prices.set(loaded, pending);
       }
       return pending;

@@ -1,9 +1,10 @@
-import type { Credentials } from '../context.js';
+import type { Credentials } from '../credentials.js';
 import type { Services } from '../services.js';
 import { createAlertsLoaders, type AlertsLoaders } from './alerts.js';
 import { createAssetLoaders, type AssetLoaders } from './assets.js';
 import { createMarketLoaders, type MarketLoaders } from './markets.js';
 import { createPositionLoaders, type PositionLoaders } from './positions.js';
+import type { CallScope } from '../upstream/scope.js';
 
 /** Every per-request loader, by domain. Built once per request by `createContext` (and per event of a subscription). */
 export interface Loaders {
@@ -14,14 +15,15 @@ export interface Loaders {
 }
 
 /**
- * `signal` is the request's own: its abort (the client went away) abandons the upstream reads these
- * loaders make for it. Writes and the shared caches they read through never take it.
+ * `scope` is the operation's own: its signal's abort (the client went away) abandons the upstream reads
+ * these loaders make for it, and its budget counts every call. Writes and the shared stores they read
+ * through take it without the signal.
  */
-export function createLoaders(services: Services, credentials: Credentials, signal: AbortSignal): Loaders {
+export function createLoaders(services: Services, credentials: Credentials, scope: CallScope): Loaders {
   return {
-    assets: createAssetLoaders(services, signal),
-    markets: createMarketLoaders(services, signal),
-    positions: createPositionLoaders(services, signal),
-    alerts: createAlertsLoaders(services, credentials, signal),
+    assets: createAssetLoaders(services, scope),
+    markets: createMarketLoaders(services, scope),
+    positions: createPositionLoaders(services, scope),
+    alerts: createAlertsLoaders(services, credentials, scope),
   };
 }

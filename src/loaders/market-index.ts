@@ -1,6 +1,6 @@
 import { Gauge } from 'prom-client';
 import { MARKET_STATUSES, marketTokens, type Market, type Provider, type TokenRef } from '../models/index.js';
-import type { ServiceDeps } from '../services.js';
+import type { ServiceDeps } from '../deps.js';
 import { badBody } from '../upstream/errors.js';
 
 /** The listing's largest page: the fewest calls for a full read. */
@@ -103,7 +103,7 @@ export function createMarketIndex(deps: ServiceDeps, options: MarketIndexOptions
         predictionStatus: MARKET_STATUSES,
         limit: INDEX_PAGE_SIZE,
         cursor,
-        signal,
+        scope: { signal },
       });
       const tokens: TokenRef[] = [];
       for (const market of result.markets) {

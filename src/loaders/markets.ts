@@ -2,6 +2,7 @@ import DataLoader from 'dataloader';
 import type { Market, MarketHistoryPoint, Provider } from '../models/index.js';
 import type { Services } from '../services.js';
 import { MAX_HISTORY_MARKETS, type MARKET_HISTORY_RESOLUTIONS } from '../upstream/index.js';
+import type { CallScope } from '../upstream/scope.js';
 
 /** The resolutions the market history call offers. */
 export type ApyHistoryResolution = (typeof MARKET_HISTORY_RESOLUTIONS)[number];
@@ -28,8 +29,8 @@ export interface MarketLoaders {
   apyHistory: DataLoader<ApyHistoryKey, MarketHistoryPoint[]>;
 }
 
-/** `signal` aborts the APY history calls; `market` and `provider` read the shared index and never take it. */
-export function createMarketLoaders(services: Services, signal?: AbortSignal): MarketLoaders {
+/** `scope` is the operation's: its signal aborts the APY history calls; `market` and `provider` read the shared index and make none. */
+export function createMarketLoaders(services: Services, scope: CallScope = {}): MarketLoaders {
   const { marketIndex, upstream } = services;
 
   const market = new DataLoader<string, Market | null>((ids) => marketIndex.markets(ids));
@@ -59,7 +60,7 @@ export function createMarketLoaders(services: Services, signal?: AbortSignal): M
                 startTime: key.from,
                 ...(key.to ? { endTime: key.to } : {}),
                 resolution: key.resolution,
-                signal,
+                scope,
               })
               .then(
                 (histories) => {

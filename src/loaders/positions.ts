@@ -9,6 +9,7 @@ import {
 } from '../models/index.js';
 import type { Services } from '../services.js';
 import { MAX_POSITION_WALLETS } from '../upstream/index.js';
+import type { CallScope } from '../upstream/scope.js';
 
 /** One wallet's value series; every member changes the answer, so all of them make the cache key. */
 export interface ValueHistoryKey {
@@ -26,13 +27,13 @@ export interface PositionLoaders {
   valueHistory: DataLoader<ValueHistoryKey, WalletValuePoint[], string>;
 }
 
-/** `signal` aborts the calls (the loaders serve one request, so batches hold that request's keys only). */
-export function createPositionLoaders(services: Services, signal?: AbortSignal): PositionLoaders {
+/** `scope` is the operation's: its signal aborts the calls (the loaders serve one request, so batches hold that request's keys only). */
+export function createPositionLoaders(services: Services, scope: CallScope = {}): PositionLoaders {
   const { upstream, assetCache, config } = services;
 
   const byWallet = new DataLoader<string, Position[]>(
     async (wallets) => {
-      const positions = await upstream.markets.getPositions({ walletAddresses: wallets, signal });
+      const positions = await upstream.markets.getPositions({ walletAddresses: wallets, scope });
       assetCache.rememberTokens(positionTokens(positions));
       const byOwner = new Map<string, Position[]>(wallets.map((wallet) => [wallet, []]));
       for (const position of positions) byOwner.get(position.ownerAddress)?.push(position);
@@ -49,7 +50,7 @@ export function createPositionLoaders(services: Services, signal?: AbortSignal):
         startTime: from,
         ...(to ? { endTime: to } : {}),
         resolution,
-        signal,
+        scope,
       });
       return [walletValueHistory(histories)];
     },

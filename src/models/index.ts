@@ -3,3 +3,4 @@ export * from './market.js';
 export * from './position.js';
 export * from './asset.js';
 export * from './alerts.js';
+export * from './views.js';

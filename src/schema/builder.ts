@@ -1,11 +1,10 @@
 import SchemaBuilder, { brandWithType } from '@pothos/core';
-import DataloaderPlugin from '@pothos/plugin-dataloader';
 import RelayPlugin from '@pothos/plugin-relay';
 import { decodeGlobalID } from '@pothos/plugin-relay';
 import { isObjectType, type GraphQLSchema } from 'graphql';
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
 import type { Context } from '../context.js';
-import { badUserInput, toGraphQLError } from '../errors.js';
+import { badUserInput } from '../errors.js';
 
 /** Ids one `nodes(ids:)` takes at most: each may cost an upstream call. */
 export const MAX_NODES = 100;
@@ -27,7 +26,7 @@ export const builder = new SchemaBuilder<{
     JSON: { Input: unknown; Output: unknown };
   };
 }>({
-  plugins: [RelayPlugin, DataloaderPlugin],
+  plugins: [RelayPlugin],
   relay: {
     clientMutationId: 'omit',
     cursorType: 'String',
@@ -77,7 +76,8 @@ export const builder = new SchemaBuilder<{
               if (node && typeof node === 'object') brandWithType(node, id.typename as never);
               return node ?? null;
             } catch (error) {
-              return toGraphQLError(error);
+              // An Error in a slot nulls that item alone; `maskError` gives it its public code.
+              return error instanceof Error ? error : new Error(String(error));
             }
           })();
         });

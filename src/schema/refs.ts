@@ -1,4 +1,4 @@
-import type { Asset, Channel, Market, Notification, Position, Provider, SubscribedApp } from '../models/index.js';
+import type { AssetView, Channel, Market, Notification, Position, Provider, SubscribedApp, SubscriberModel, WalletModel } from '../models/index.js';
 import { builder } from './builder.js';
 
 /**
@@ -6,25 +6,6 @@ import { builder } from './builder.js';
  * while the owning folder implements them (`builder.node(AssetRef, ...)`, `MarketRef.implement(...)`).
  */
 
-/** Where an asset's metadata came from on this request. */
-export type MetadataSource = 'PRIMARY' | 'CACHE' | 'STALE' | 'FALLBACK';
-
-/** An asset as served: the model plus where its metadata came from. */
-export interface AssetView extends Asset {
-  metadataSource: MetadataSource;
-  /** `price` is null because no assets service could be reached (not because the asset has none): the field reports UPSTREAM_UNAVAILABLE. */
-  priceUnavailable?: boolean;
-  /** A search result: only the summary fields are known; the others are loaded when asked for. */
-  summaryOnly?: boolean;
-}
-
-export interface WalletModel {
-  address: string;
-}
-
-export interface SubscriberModel {
-  walletAddress: string;
-}
 
 export const AssetRef = builder.objectRef<AssetView>('Asset');
 export const ProviderRef = builder.objectRef<Provider>('Provider');

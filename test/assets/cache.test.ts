@@ -3,7 +3,7 @@ import { afterEach, describe, expect, test, vi } from 'vitest';
 import { createAssetLoaders } from '../../src/loaders/assets.js';
 import type { TokenRef } from '../../src/models/index.js';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
-import { CallBudget, withCallBudget } from '../../src/upstream/budget.js';
+import { CallBudget } from '../../src/upstream/budget.js';
 import { startTestGateway, type GraphQLResponse, type TestGateway, type TestGatewayOptions } from '../helpers/gateway.js';
 
 const SOL = 'solana:So11111111111111111111111111111111111111112';
@@ -443,8 +443,8 @@ describe('the call budget and the shared asset cache', () => {
     const { assetCache } = gw.services;
 
     // Both lookups start in the same tick: the second would join a shared call the first had started.
-    const over = withCallBudget(new CallBudget(0), () => assetCache.get(SOL, 'metadata'));
-    const within = withCallBudget(new CallBudget(10), () => assetCache.get(SOL, 'metadata'));
+    const over = assetCache.get(SOL, 'metadata', { budget: new CallBudget(0) });
+    const within = assetCache.get(SOL, 'metadata', { budget: new CallBudget(10) });
 
     await expect(over).rejects.toMatchObject({ kind: 'TOO_MANY_CALLS' });
     expect((await within).asset).toMatchObject({ assetId: SOL, metadataSource: 'PRIMARY' });

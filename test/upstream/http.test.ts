@@ -289,7 +289,7 @@ describe('HttpClient against a real server: timeouts and refused connections', (
     const { http, states, close } = breakerClient(base, { volumeThreshold: 1 });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
-    expect(await failure(http.get('/v0/markets', { signal: controller.signal }))).toMatchObject({ code: 'ABORTED', retryable: false });
+    expect(await failure(http.get('/v0/markets', { scope: { signal: controller.signal } }))).toMatchObject({ code: 'ABORTED', retryable: false });
     expect(states).toEqual([]);
     await close();
   });
@@ -305,13 +305,37 @@ describe('HttpClient against a real server: timeouts and refused connections', (
     await vi.waitFor(() => expect(states).toEqual(['open', 'halfOpen']));
 
     const controller = new AbortController();
-    const trial = failure(http.get('/v0/markets', { signal: controller.signal }));
+    const trial = failure(http.get('/v0/markets', { scope: { signal: controller.signal } }));
     await vi.waitFor(() => expect(requests).toBe(2));
     controller.abort();
     expect(await trial).toMatchObject({ code: 'ABORTED' });
     // Nothing showed the upstream healthy: it must not be 'closed'.
     expect(states).toEqual(['open', 'halfOpen', 'open']);
     await close();
+  });
+
+  it('opens after 5 timeouts in a row however many successes the window holds, then fails fast', async () => {
+    let hanging = false;
+    let hits = 0;
+    const base = await listen((_req, res) => {
+      hits += 1;
+      if (!hanging) res.end('{"ok":true}');
+    });
+    const real = createAgent();
+    const states: string[] = [];
+    // The default window (10 s, 50 %, 10 calls) with a short deadline: 100 successes would outweigh 5 timeouts.
+    const http = createHttpClient({ service: 'markets', baseUrl: base, agent: real, breaker: {}, timeoutMs: 100, onBreakerStateChange: (_s, state) => states.push(state) });
+    for (let i = 0; i < 100; i++) await http.get('/v0/markets');
+
+    hanging = true;
+    for (let i = 0; i < 4; i++) expect(await failure(http.get('/v0/markets'))).toMatchObject({ code: 'ETIMEDOUT' });
+    expect(states).toEqual([]);
+    expect(await failure(http.get('/v0/markets'))).toMatchObject({ code: 'ETIMEDOUT' });
+    expect(states).toEqual(['open']);
+    expect(await failure(http.get('/v0/markets'))).toMatchObject({ code: 'EOPENBREAKER' });
+    expect(hits).toBe(105);
+    http.close();
+    await real.destroy();
   });
 
   it('a refused connection is retried once, then UNAVAILABLE (ECONNREFUSED)', async () => {

@@ -238,7 +238,7 @@ describe('Wallet.positions', () => {
     expect(positionCalls(gw)).toBe(1);
     // Unfiltered: the gateway filters, so the one call carries neither type nor market status (only the request's signal).
     expect(getPositions).toHaveBeenCalledTimes(1);
-    expect(getPositions.mock.calls[0]![0]).toEqual({ walletAddresses: [address], signal: expect.any(AbortSignal) });
+    expect(getPositions.mock.calls[0]![0]).toEqual({ walletAddresses: [address], scope: expect.objectContaining({ signal: expect.any(AbortSignal) }) });
   });
 
   it('gives a wallet without positions an empty connection and a zero value, not null', async () => {

@@ -1,12 +1,11 @@
 import { upstreamUnavailable } from '../../errors.js';
-import type { AssetPrice, PricePoint } from '../../models/index.js';
+import type { AssetPrice, AssetView, PricePoint, TokenRef } from '../../models/index.js';
 import { isValidAssetId, MAX_HISTORY_POINTS, PRICE_HISTORY_RESOLUTIONS } from '../../upstream/index.js';
 import { builder } from '../builder.js';
-import { upstreamValue } from '../common/errors.js';
 import { checkWindow } from '../common/inputs.js';
 import type { Context } from '../../context.js';
 import { ResolutionEnum } from '../enums.js';
-import { AssetRef, type AssetView } from '../refs.js';
+import { AssetRef } from '../refs.js';
 import {
   MAX_ASSET_IDS,
   PRICE_HISTORY_WINDOW,
@@ -66,9 +65,14 @@ async function complete(asset: AssetView, ctx: Context): Promise<AssetView | nul
   return asset.summaryOnly ? loadAsset(asset.assetId, ctx) : asset;
 }
 
+/** A token of a market or position as an `Asset`, through the asset loader (which falls back to the token record). */
+export function resolveToken(ref: TokenRef | null, ctx: Context): Promise<AssetView | null> | null {
+  return ref ? ctx.loaders.assets.token(ref) : null;
+}
+
 /** An asset by id through the request's asset loader; null when the assets service does not know it. */
 export function loadAsset(id: string, ctx: Context): Promise<AssetView | null> {
-  return upstreamValue(ctx.loaders.assets.asset.load(id));
+  return ctx.loaders.assets.asset.load(id);
 }
 
 builder.node(AssetRef, {
@@ -114,7 +118,7 @@ builder.node(AssetRef, {
       resolve: async (a, _args, ctx) => {
         const asset = await complete(a, ctx);
         if (!asset) return null;
-        const priced = await upstreamValue(ctx.loaders.assets.price(asset));
+        const priced = await ctx.loaders.assets.price(asset);
         if (priced?.priceUnavailable) throw upstreamUnavailable('assets');
         return priced?.price ?? null;
       },
@@ -140,14 +144,12 @@ builder.node(AssetRef, {
         resolve: async (asset, args, ctx) => {
           const range = checkWindow(args, PRICE_HISTORY_WINDOW);
           const page = pageOf(args);
-          const history = await upstreamValue(
-            ctx.loaders.assets.priceHistory.load({
-              assetId: asset.assetId,
-              from: range.from.toISOString(),
-              to: range.to?.toISOString() ?? null,
-              resolution: range.resolution,
-            }),
-          );
+          const history = await ctx.loaders.assets.priceHistory.load({
+            assetId: asset.assetId,
+            from: range.from.toISOString(),
+            to: range.to?.toISOString() ?? null,
+            resolution: range.resolution,
+          });
           return history ? page(history.points) : null;
         },
       },

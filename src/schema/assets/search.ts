@@ -1,8 +1,7 @@
-import type { AssetSummary } from '../../models/index.js';
+import type { AssetSummary, AssetView } from '../../models/index.js';
 import { builder } from '../builder.js';
-import { upstreamValue } from '../common/errors.js';
 import { resumeInUpstreamPage } from '../common/upstream-page.js';
-import { AssetRef, type AssetView } from '../refs.js';
+import { AssetRef } from '../refs.js';
 import { AssetTypeEnum } from './asset.js';
 import {
   MAX_QUERY_LENGTH,
@@ -61,15 +60,13 @@ builder.queryFields((t) => ({
       const first = checkFirst(args.first, SEARCH_PAGE);
       const read = resumeInUpstreamPage({ first, after: args.after }, SEARCH_PAGE.max, searchCursors(query, types));
 
-      const page = await upstreamValue(
-        ctx.services.upstream.assets.searchAssets({
-          query,
-          limit: read.limit,
-          cursor: read.cursor,
-          signal: ctx.request.signal,
-          ...(types ? { types } : {}),
-        }),
-      );
+      const page = await ctx.services.upstream.assets.searchAssets({
+        query,
+        limit: read.limit,
+        cursor: read.cursor,
+        scope: ctx.scope,
+        ...(types ? { types } : {}),
+      });
 
       const { edges, pageInfo } = read.page(page.results, page.cursor);
       return { edges: edges.map(({ cursor, node }) => ({ cursor, node: summaryView(node) })), pageInfo };

@@ -37,10 +37,11 @@ export const PriceDirectionEnum = builder.enumType('PriceDirection', {
  * loaders kept from an earlier event would show its data and grow for the stream's lifetime. The
  * executor resolves a stream's events one after another (the next event is read once the previous
  * one is delivered), so the swap never reaches an event still being resolved. They take the
- * subscription's signal: it aborts when its subscriber goes away, the only one their reads serve.
+ * subscription's signal: it aborts when its subscriber goes away, the only one their reads serve. They
+ * take no call budget: a subscription lives long and makes calls per event.
  */
 function withEventLoaders(event: Event, ctx: Context): Event {
-  ctx.loaders = createLoaders(ctx.services, ctx.credentials, ctx.request.signal);
+  ctx.loaders = createLoaders(ctx.services, ctx.credentials, { signal: ctx.request.signal });
   return event;
 }
 

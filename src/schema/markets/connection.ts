@@ -1,7 +1,6 @@
 import { badUserInput } from '../../errors.js';
 import { marketTokens, type TokenRef } from '../../models/index.js';
 import { builder } from '../builder.js';
-import { upstreamValue } from '../common/errors.js';
 import { boundCursors, resumeInUpstreamPage } from '../common/upstream-page.js';
 import { MarketRef } from '../refs.js';
 import { filterFingerprint, MarketFilterInputRef, parseMarketFilter } from './filter.js';
@@ -59,14 +58,12 @@ builder.queryFields((t) => ({
         }),
       );
 
-      const page = await upstreamValue(
-        ctx.services.upstream.markets.listMarkets({
-          ...filter,
-          cursor: read.cursor,
-          limit: read.limit,
-          signal: ctx.request.signal,
-        }),
-      );
+      const page = await ctx.services.upstream.markets.listMarkets({
+        ...filter,
+        cursor: read.cursor,
+        limit: read.limit,
+        scope: ctx.scope,
+      });
 
       const { edges, pageInfo } = read.page(page.markets, page.cursor);
       const tokens: TokenRef[] = [];

@@ -14,7 +14,9 @@ import type {
 } from '../../models/index.js';
 import { builder } from '../builder.js';
 import { AssetRef, MarketRef } from '../refs.js';
-import { dateOrNull, loadMarket, MARKET_TYPE_NAMES, resolveToken } from './market.js';
+import { resolveToken } from '../assets/asset.js';
+import { dateOrNull } from '../common/dates.js';
+import { loadMarket, MARKET_TYPE_NAMES } from './market.js';
 
 const ApyAveragesRef = builder.objectRef<ApyAverages>('ApyAverages').implement({
   description: 'Average base APYs over the last 30, 90 and 180 days, as fractions (a loop market has deposit averages only).',

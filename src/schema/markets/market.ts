@@ -1,10 +1,10 @@
-import type { Market, MarketType, TokenRef } from '../../models/index.js';
+import type { Market, MarketType } from '../../models/index.js';
 import type { Context } from '../../context.js';
 import { MARKET_HISTORY_RESOLUTIONS, MAX_HISTORY_POINTS } from '../../upstream/index.js';
 import { builder } from '../builder.js';
-import { upstreamValue } from '../common/errors.js';
 import { checkWindow, type WindowRules } from '../common/inputs.js';
-import { MarketStatusEnum, MarketTypeEnum, ResolutionEnum } from '../enums.js';
+import { windowArgs } from '../common/window-args.js';
+import { MarketStatusEnum, MarketTypeEnum } from '../enums.js';
 import { MarketRef, ProviderRef } from '../refs.js';
 
 /** GraphQL object type of each market kind. */
@@ -30,20 +30,8 @@ const APY_HISTORY_WINDOW: WindowRules<(typeof MARKET_HISTORY_RESOLUTIONS)[number
   maxPoints: MAX_HISTORY_POINTS,
 };
 
-/** A token of a market as an `Asset`, through the asset loader (which falls back to the token record). */
-export function resolveToken(ref: TokenRef | null, ctx: Context) {
-  return ref ? upstreamValue(ctx.loaders.assets.token(ref)) : null;
-}
-
-/** An ISO 8601 string from the upstream as a DateTime; null when it is not one (never a field error). */
-export function dateOrNull(value: string | null): Date | null {
-  if (value === null) return null;
-  const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? null : date;
-}
-
 export function loadMarket(marketId: string, ctx: Context): Promise<Market | null> {
-  return upstreamValue(ctx.loaders.markets.market.load(marketId));
+  return ctx.loaders.markets.market.load(marketId);
 }
 
 const MarketApyPoint = builder
@@ -86,25 +74,19 @@ MarketRef.implement({
     apyHistory: t.field({
       type: [MarketApyPoint],
       description: 'APY and deposit history, at most 2,000 points per market. Markets of one request are fetched together, up to 50 per upstream call.',
-      args: {
-        from: t.arg({ type: 'DateTime', required: true, description: 'Start of the window.' }),
-        to: t.arg({ type: 'DateTime', description: 'End of the window; default now.' }),
-        resolution: t.arg({
-          type: ResolutionEnum,
-          defaultValue: 'ONE_DAY',
-          description: 'ONE_HOUR or ONE_DAY (default); other values are refused.',
-        }),
-      },
+      args: windowArgs(t.arg, APY_HISTORY_WINDOW, {
+        from: 'Start of the window.',
+        to: 'End of the window; default now.',
+        resolution: 'ONE_HOUR or ONE_DAY (default); other values are refused.',
+      }),
       resolve: (market, args, ctx) => {
         const { from, to, resolution } = checkWindow(args, APY_HISTORY_WINDOW);
-        return upstreamValue(
-          ctx.loaders.markets.apyHistory.load({
-            marketId: market.marketId,
-            from: from.toISOString(),
-            to: to ? to.toISOString() : null,
-            resolution,
-          }),
-        );
+        return ctx.loaders.markets.apyHistory.load({
+          marketId: market.marketId,
+          from: from.toISOString(),
+          to: to ? to.toISOString() : null,
+          resolution,
+        });
       },
     }),
   }),

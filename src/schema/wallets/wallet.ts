@@ -1,9 +1,9 @@
 import { walletTotalValueUsd, type WalletValuePoint } from '../../models/index.js';
 import { builder } from '../builder.js';
 import { checkWindow, isSolanaAddress } from '../common/inputs.js';
-import { MarketStatusEnum, MarketTypeEnum, ResolutionEnum } from '../enums.js';
+import { windowArgs } from '../common/window-args.js';
+import { MarketStatusEnum, MarketTypeEnum } from '../enums.js';
 import { PositionRef, WalletRef } from '../refs.js';
-import { upstreamValue } from '../common/errors.js';
 import { MAX_WALLETS, VALUE_HISTORY_WINDOW, walletAddress, walletAddresses } from './inputs.js';
 import { validatePage } from './pagination.js';
 
@@ -38,7 +38,7 @@ builder.node(WalletRef, {
         resolve: async (wallet, args, ctx) => {
           const page = validatePage(args, POSITIONS_PAGE);
           // Always the whole list: totalValueUsd and every filtered connection share one upstream call.
-          const positions = await upstreamValue(ctx.loaders.positions.byWallet.load(wallet.address));
+          const positions = await ctx.loaders.positions.byWallet.load(wallet.address);
           return page(
             positions.filter((p) => (!args.type || p.type === args.type) && (!args.status || p.market?.status === args.status)),
           );
@@ -61,25 +61,21 @@ builder.node(WalletRef, {
     totalValueUsd: t.float({
       description: "Net value in USD: the sum of the positions' `amountUsd`, borrowed amounts subtracted, a missing value counting 0.",
       resolve: async (wallet, _args, ctx) =>
-        walletTotalValueUsd(await upstreamValue(ctx.loaders.positions.byWallet.load(wallet.address))),
+        walletTotalValueUsd(await ctx.loaders.positions.byWallet.load(wallet.address)),
     }),
     valueHistory: t.field({
       type: [WalletValuePointRef],
       nullable: { list: true, items: false },
       description:
         'Value over time, oldest first: per timestamp, the sum of the USD values of the positions. Data starts at 2025-10-08T00:00:00Z; a range holds at most 2,000 points.',
-      args: {
-        from: t.arg({ type: 'DateTime', required: true, description: 'Start (at or after 2025-10-08T00:00:00Z).' }),
-        to: t.arg({ type: 'DateTime', description: 'End; default now.' }),
-        resolution: t.arg({
-          type: ResolutionEnum,
-          defaultValue: 'ONE_HOUR',
-          description: 'Bucket size: any of ONE_MINUTE, FIVE_MINUTES, ONE_HOUR (default), ONE_DAY.',
-        }),
-      },
+      args: windowArgs(t.arg, VALUE_HISTORY_WINDOW, {
+        from: 'Start (at or after 2025-10-08T00:00:00Z).',
+        to: 'End; default now.',
+        resolution: 'Bucket size: any of ONE_MINUTE, FIVE_MINUTES, ONE_HOUR (default), ONE_DAY.',
+      }),
       resolve: (wallet, args, ctx) => {
         const { from, to, resolution } = checkWindow(args, VALUE_HISTORY_WINDOW);
-        return upstreamValue(ctx.loaders.positions.valueHistory.load({ walletAddress: wallet.address, from, to, resolution }));
+        return ctx.loaders.positions.valueHistory.load({ walletAddress: wallet.address, from, to, resolution });
       },
     }),
   }),

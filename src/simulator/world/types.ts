@@ -1,4 +1,11 @@
-/** Shapes of the records the simulator serves (UPSTREAM.md sections 2 and 3), plus internal models. */
+/**
+ * Shapes of the records the simulator serves (UPSTREAM.md sections 2 and 3), plus internal models.
+ *
+ * A copy, on purpose: the gateway's raw contract types live in src/upstream/<service>/types.ts, and
+ * these are an independent reading of the same contract. Were the simulator to import the gateway's
+ * types, a misreading of the contract would sit on both sides and no test would see it drift. Keep them
+ * apart; change both only where the contract changes.
+ */
 
 export type MarketType = 'yield' | 'lending' | 'loop' | 'perpetual' | 'reward' | 'prediction';
 export const MARKET_TYPES: readonly MarketType[] = ['yield', 'lending', 'loop', 'perpetual', 'reward', 'prediction'];

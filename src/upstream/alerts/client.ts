@@ -34,6 +34,7 @@ import type {
   RawSubscriptionBody,
   RawTelegramPrepared,
 } from './types.js';
+import { detached, type CallScope } from '../scope.js';
 
 /** The caller's own credentials, forwarded as received on every subscriber call. The client keeps none. */
 export interface SubscriberCredentials {
@@ -68,36 +69,40 @@ export interface InboxParams {
   /** 1–20; default 10. */
   limit?: number;
   cursor?: string | null;
-  signal?: AbortSignal;
+  scope?: CallScope;
 }
 
+/**
+ * The subscriber's reads take the operation's `CallScope` (its signal aborts them); the writes take it
+ * too, for its budget, but are never aborted: once sent, a write finishes whoever is still waiting.
+ */
 export interface AlertsClient {
-  getIdentity(creds: SubscriberCredentials, opts?: { signal?: AbortSignal }): Promise<Identity>;
+  getIdentity(creds: SubscriberCredentials, opts?: { scope?: CallScope }): Promise<Identity>;
   /** One channel per listing key. */
-  listChannels(creds: SubscriberCredentials, opts?: { signal?: AbortSignal }): Promise<Channel[]>;
-  prepareEmailChannel(creds: SubscriberCredentials, email: string): Promise<Channel>;
-  verifyEmailChannel(creds: SubscriberCredentials, code: string): Promise<Channel>;
-  resendEmailVerification(creds: SubscriberCredentials): Promise<void>;
-  deleteEmailChannel(creds: SubscriberCredentials): Promise<void>;
-  prepareTelegramChannel(creds: SubscriberCredentials): Promise<TelegramChannelSetup>;
-  deleteTelegramChannel(creds: SubscriberCredentials): Promise<void>;
-  registerPushDevice(creds: SubscriberCredentials, device: PushDevice): Promise<void>;
-  unregisterPushDevice(creds: SubscriberCredentials, device: PushDevice): Promise<void>;
-  listApps(creds: SubscriberCredentials, opts?: { signal?: AbortSignal }): Promise<App[]>;
-  subscribe(creds: SubscriberCredentials, change?: SubscriptionChange): Promise<void>;
-  unsubscribe(creds: SubscriberCredentials, change?: SubscriptionChange): Promise<void>;
+  listChannels(creds: SubscriberCredentials, opts?: { scope?: CallScope }): Promise<Channel[]>;
+  prepareEmailChannel(creds: SubscriberCredentials, email: string, scope?: CallScope): Promise<Channel>;
+  verifyEmailChannel(creds: SubscriberCredentials, code: string, scope?: CallScope): Promise<Channel>;
+  resendEmailVerification(creds: SubscriberCredentials, scope?: CallScope): Promise<void>;
+  deleteEmailChannel(creds: SubscriberCredentials, scope?: CallScope): Promise<void>;
+  prepareTelegramChannel(creds: SubscriberCredentials, scope?: CallScope): Promise<TelegramChannelSetup>;
+  deleteTelegramChannel(creds: SubscriberCredentials, scope?: CallScope): Promise<void>;
+  registerPushDevice(creds: SubscriberCredentials, device: PushDevice, scope?: CallScope): Promise<void>;
+  unregisterPushDevice(creds: SubscriberCredentials, device: PushDevice, scope?: CallScope): Promise<void>;
+  listApps(creds: SubscriberCredentials, opts?: { scope?: CallScope }): Promise<App[]>;
+  subscribe(creds: SubscriberCredentials, change?: SubscriptionChange, scope?: CallScope): Promise<void>;
+  unsubscribe(creds: SubscriberCredentials, change?: SubscriptionChange, scope?: CallScope): Promise<void>;
   getInbox(creds: SubscriberCredentials, params?: InboxParams): Promise<InboxPage>;
-  getInboxSummary(creds: SubscriberCredentials, params?: { appId?: string; signal?: AbortSignal }): Promise<InboxSummary>;
+  getInboxSummary(creds: SubscriberCredentials, params?: { appId?: string; scope?: CallScope }): Promise<InboxSummary>;
   /** Marks the alerts of the given apps (all when omitted) read. */
-  markRead(creds: SubscriberCredentials, appIds?: readonly string[]): Promise<void>;
+  markRead(creds: SubscriberCredentials, appIds?: readonly string[], scope?: CallScope): Promise<void>;
   /** Clears read alerts of the given apps (all when omitted). */
-  clearRead(creds: SubscriberCredentials, appIds?: readonly string[]): Promise<void>;
+  clearRead(creds: SubscriberCredentials, appIds?: readonly string[], scope?: CallScope): Promise<void>;
   /** Accepted for asynchronous delivery. */
-  send(creds: AppCredentials, appId: string, notification: SendNotification): Promise<void>;
+  send(creds: AppCredentials, appId: string, notification: SendNotification, scope?: CallScope): Promise<void>;
   listSubscribers(
     creds: Pick<AppCredentials, 'apiKey'>,
     appId: string,
-    params?: { offset?: number; limit?: number; signal?: AbortSignal },
+    params?: { offset?: number; limit?: number; scope?: CallScope },
   ): Promise<SubscriberPage>;
 }
 
@@ -112,8 +117,8 @@ function appIdsBody(appIds: readonly string[] | undefined): RawHistoryMarkBody {
 export function createAlertsClient(http: HttpClient): AlertsClient {
   const service = http.service;
 
-  const post = <T = unknown>(route: string, creds: SubscriberCredentials, body?: unknown) =>
-    http.post<T>(route.slice('POST '.length), { route, body, headers: subscriberHeaders(creds) });
+  const post = <T = unknown>(route: string, creds: SubscriberCredentials, body: unknown, scope: CallScope | undefined) =>
+    http.post<T>(route.slice('POST '.length), { route, body, headers: subscriberHeaders(creds), scope: detached(scope) });
 
   function channel(raw: RawChannel, key: string): Channel {
     const mapped = mapChannel(raw, key);
@@ -130,7 +135,7 @@ export function createAlertsClient(http: HttpClient): AlertsClient {
 
   return {
     async getIdentity(creds, opts = {}) {
-      const raw = await http.get<RawIdentity>('/v2/auth', { route: 'GET /v2/auth', headers: subscriberHeaders(creds), signal: opts.signal });
+      const raw = await http.get<RawIdentity>('/v2/auth', { route: 'GET /v2/auth', headers: subscriberHeaders(creds), scope: opts.scope });
       if (typeof raw.walletAddress !== 'string' || !raw.walletAddress) throw badBody(service, 'walletAddress missing');
       return { walletAddress: raw.walletAddress };
     },
@@ -139,64 +144,64 @@ export function createAlertsClient(http: HttpClient): AlertsClient {
       const raw = await http.get<RawChannelListing>('/v2/channels', {
         route: 'GET /v2/channels',
         headers: subscriberHeaders(creds),
-        signal: opts.signal,
+        scope: opts.scope,
       });
       return mapChannelListing(raw);
     },
 
-    async prepareEmailChannel(creds, email) {
-      return channel(await post<RawChannel>('POST /v2/channel/email/prepare', creds, { email }), 'EMAIL');
+    async prepareEmailChannel(creds, email, scope) {
+      return channel(await post<RawChannel>('POST /v2/channel/email/prepare', creds, { email }, scope), 'EMAIL');
     },
 
-    async verifyEmailChannel(creds, code) {
-      return channel(await post<RawChannel>('POST /v2/channel/email/verify', creds, { code }), 'EMAIL');
+    async verifyEmailChannel(creds, code, scope) {
+      return channel(await post<RawChannel>('POST /v2/channel/email/verify', creds, { code }, scope), 'EMAIL');
     },
 
-    async resendEmailVerification(creds) {
-      await post('POST /v2/channel/email/resend', creds);
+    async resendEmailVerification(creds, scope) {
+      await post('POST /v2/channel/email/resend', creds, undefined, scope);
     },
 
-    async deleteEmailChannel(creds) {
-      await post('POST /v2/channel/email/delete', creds);
+    async deleteEmailChannel(creds, scope) {
+      await post('POST /v2/channel/email/delete', creds, undefined, scope);
     },
 
-    async prepareTelegramChannel(creds) {
-      const setup = mapTelegramPrepared(await post<RawTelegramPrepared>('POST /v2/channel/telegram/prepare', creds));
+    async prepareTelegramChannel(creds, scope) {
+      const setup = mapTelegramPrepared(await post<RawTelegramPrepared>('POST /v2/channel/telegram/prepare', creds, undefined, scope));
       if (!setup) throw badBody(service, 'not a channel');
       return setup;
     },
 
-    async deleteTelegramChannel(creds) {
-      await post('POST /v2/channel/telegram/delete', creds);
+    async deleteTelegramChannel(creds, scope) {
+      await post('POST /v2/channel/telegram/delete', creds, undefined, scope);
     },
 
-    async registerPushDevice(creds, device) {
-      await post('POST /v2/push/subscribe', creds, pushBody(device));
+    async registerPushDevice(creds, device, scope) {
+      await post('POST /v2/push/subscribe', creds, pushBody(device), scope);
     },
 
-    async unregisterPushDevice(creds, device) {
-      await post('POST /v2/push/unsubscribe', creds, pushBody(device));
+    async unregisterPushDevice(creds, device, scope) {
+      await post('POST /v2/push/unsubscribe', creds, pushBody(device), scope);
     },
 
     async listApps(creds, opts = {}) {
-      const raw = await http.get<RawAppsResponse>('/v2/apps', { route: 'GET /v2/apps', headers: subscriberHeaders(creds), signal: opts.signal });
+      const raw = await http.get<RawAppsResponse>('/v2/apps', { route: 'GET /v2/apps', headers: subscriberHeaders(creds), scope: opts.scope });
       if (!Array.isArray(raw.apps)) throw badBody(service, 'apps is not a list');
       return mapApps(raw);
     },
 
-    async subscribe(creds, change) {
-      await post('POST /v2/subscribe', creds, subscriptionBody(change));
+    async subscribe(creds, change, scope) {
+      await post('POST /v2/subscribe', creds, subscriptionBody(change), scope);
     },
 
-    async unsubscribe(creds, change) {
-      await post('POST /v2/unsubscribe', creds, subscriptionBody(change));
+    async unsubscribe(creds, change, scope) {
+      await post('POST /v2/unsubscribe', creds, subscriptionBody(change), scope);
     },
 
     async getInbox(creds, params = {}) {
       const raw = await http.get<RawHistoryResponse>('/v2/history', {
         route: 'GET /v2/history',
         headers: subscriberHeaders(creds),
-        signal: params.signal,
+        scope: params.scope,
         query: { appId: params.appId, limit: params.limit, cursor: params.cursor ?? undefined },
       });
       if (!Array.isArray(raw.alerts)) throw badBody(service, 'alerts is not a list');
@@ -207,23 +212,24 @@ export function createAlertsClient(http: HttpClient): AlertsClient {
       const raw = await http.get<RawInboxSummary>('/v2/history/summary', {
         route: 'GET /v2/history/summary',
         headers: subscriberHeaders(creds),
-        signal: params.signal,
+        scope: params.scope,
         query: { appId: params.appId },
       });
       return mapInboxSummary(raw);
     },
 
-    async markRead(creds, appIds) {
-      await post('POST /v2/history/read', creds, appIdsBody(appIds));
+    async markRead(creds, appIds, scope) {
+      await post('POST /v2/history/read', creds, appIdsBody(appIds), scope);
     },
 
-    async clearRead(creds, appIds) {
-      await post('POST /v2/history/clear', creds, appIdsBody(appIds));
+    async clearRead(creds, appIds, scope) {
+      await post('POST /v2/history/clear', creds, appIdsBody(appIds), scope);
     },
 
-    async send(creds, appId, notification) {
+    async send(creds, appId, notification, scope) {
       await http.post(path`/v2/${appId}/send`, {
         route: 'POST /v2/{appId}/send',
+        scope: detached(scope),
         body: toSendBody(notification),
         headers: { 'x-service-api-key': creds.apiKey, 'idempotency-key': creds.idempotencyKey },
       });
@@ -233,7 +239,7 @@ export function createAlertsClient(http: HttpClient): AlertsClient {
       const raw = await http.get<RawSubscribersResponse>(path`/v2/${appId}/subscribers`, {
         route: 'GET /v2/{appId}/subscribers',
         headers: { 'x-service-api-key': creds.apiKey },
-        signal: params.signal,
+        scope: params.scope,
         query: { offset: params.offset, limit: params.limit },
       });
       if (!Array.isArray(raw.subscribers)) throw badBody(service, 'subscribers is not a list');

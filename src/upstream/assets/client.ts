@@ -7,6 +7,7 @@ import { PRICE_HISTORY_RESOLUTIONS, resolutionParam } from '../resolution.js';
 import { isValidAssetId } from './ids.js';
 import { mapAsset, mapPriceHistory, mapSearch, rawAssetType } from './map.js';
 import type { RawAsset, RawAssetHistoryResponse, RawSearchResponse } from './types.js';
+import type { CallScope } from '../scope.js';
 
 export interface SearchAssetsParams {
   /** Matches name, symbol or tag, case-insensitive. */
@@ -15,7 +16,7 @@ export interface SearchAssetsParams {
   limit?: number;
   cursor?: string | null;
   types?: readonly AssetType[];
-  signal?: AbortSignal;
+  scope?: CallScope;
 }
 
 export interface PriceHistoryParams {
@@ -23,13 +24,13 @@ export interface PriceHistoryParams {
   to?: Date | string;
   /** FIVE_MINUTES, ONE_HOUR (default) or ONE_DAY. */
   resolution?: Resolution;
-  signal?: AbortSignal;
+  scope?: CallScope;
 }
 
 export interface AssetsClient {
   searchAssets(params: SearchAssetsParams): Promise<AssetSearchPage>;
   /** Null when the upstream does not know the id. An id failing the contract's pattern is refused without a call. */
-  getAsset(assetId: string, opts?: { signal?: AbortSignal }): Promise<Asset | null>;
+  getAsset(assetId: string, opts?: { scope?: CallScope }): Promise<Asset | null>;
   /** Null when the upstream does not know the id. */
   getPriceHistory(assetId: string, params: PriceHistoryParams): Promise<PriceHistory | null>;
 }
@@ -54,7 +55,7 @@ export function createAssetsClient(http: HttpClient): AssetsClient {
     async searchAssets(params) {
       const raw = await http.get<RawSearchResponse>('/v0/search', {
         route: 'GET /v0/search',
-        signal: params.signal,
+        scope: params.scope,
         query: {
           q: params.query,
           limit: params.limit,
@@ -69,7 +70,7 @@ export function createAssetsClient(http: HttpClient): AssetsClient {
     async getAsset(assetId, opts = {}) {
       checkId(assetId);
       return orNullOn404(async () => {
-        const raw = await http.get<RawAsset>(path`/v0/assets/${assetId}`, { route: 'GET /v0/assets/{id}', signal: opts.signal });
+        const raw = await http.get<RawAsset>(path`/v0/assets/${assetId}`, { route: 'GET /v0/assets/{id}', scope: opts.scope });
         const asset = mapAsset(raw);
         if (!asset) throw badBody(service, 'not an asset');
         return asset;
@@ -82,7 +83,7 @@ export function createAssetsClient(http: HttpClient): AssetsClient {
       return orNullOn404(async () => {
         const raw = await http.get<RawAssetHistoryResponse>(path`/v0/assets/${assetId}/history`, {
           route: 'GET /v0/assets/{id}/history',
-          signal: params.signal,
+          scope: params.scope,
           query: { from: isoTime(params.from), to: isoTime(params.to), resolution },
         });
         if (!Array.isArray(raw.points)) throw badBody(service, 'points is not a list');

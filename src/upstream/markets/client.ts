@@ -13,6 +13,7 @@ import type {
   RawPositionHistoryResponse,
   RawPositionsResponse,
 } from './types.js';
+import type { CallScope } from '../scope.js';
 
 /** Most market ids one history call takes. */
 export const MAX_HISTORY_MARKETS = 50;
@@ -29,7 +30,7 @@ export interface ListMarketsParams {
   cursor?: string | null;
   /** 1–200; default 50. */
   limit?: number;
-  signal?: AbortSignal;
+  scope?: CallScope;
 }
 
 export interface MarketHistoryParams {
@@ -39,7 +40,7 @@ export interface MarketHistoryParams {
   endTime?: Date | string;
   /** ONE_HOUR or ONE_DAY (default). */
   resolution?: Resolution;
-  signal?: AbortSignal;
+  scope?: CallScope;
 }
 
 export interface PositionsParams {
@@ -48,7 +49,7 @@ export interface PositionsParams {
   type?: MarketType;
   marketStatus?: MarketStatus;
   bundleIds?: readonly string[];
-  signal?: AbortSignal;
+  scope?: CallScope;
 }
 
 export interface PositionHistoryParams {
@@ -58,7 +59,7 @@ export interface PositionHistoryParams {
   positionIds?: readonly string[];
   /** Any; default ONE_HOUR. */
   resolution?: Resolution;
-  signal?: AbortSignal;
+  scope?: CallScope;
 }
 
 export interface MarketsClient {
@@ -82,7 +83,7 @@ export function createMarketsClient(http: HttpClient): MarketsClient {
         : undefined;
       const raw = await http.get<RawMarketsResponse>('/v0/markets', {
         route: 'GET /v0/markets',
-        signal: params.signal,
+        scope: params.scope,
         query: {
           type: params.types?.map(rawMarketType),
           provider: params.providers,
@@ -103,7 +104,7 @@ export function createMarketsClient(http: HttpClient): MarketsClient {
       if (params.marketIds.length === 0) return [];
       const raw = await http.get<RawMarketHistoryResponse>('/v0/markets/history', {
         route: 'GET /v0/markets/history',
-        signal: params.signal,
+        scope: params.scope,
         query: {
           marketIds: params.marketIds,
           startTime: isoTime(params.startTime),
@@ -122,7 +123,7 @@ export function createMarketsClient(http: HttpClient): MarketsClient {
       if (params.walletAddresses.length === 0) return [];
       const raw = await http.get<RawPositionsResponse>('/v0/positions/owners', {
         route: 'GET /v0/positions/owners',
-        signal: params.signal,
+        scope: params.scope,
         query: {
           walletAddresses: params.walletAddresses,
           type: params.type ? rawMarketType(params.type) : undefined,
@@ -137,7 +138,7 @@ export function createMarketsClient(http: HttpClient): MarketsClient {
     async getPositionHistory(params) {
       const raw = await http.get<RawPositionHistoryResponse>('/v0/positions/history', {
         route: 'GET /v0/positions/history',
-        signal: params.signal,
+        scope: params.scope,
         query: {
           walletAddress: params.walletAddress,
           startTime: isoTime(params.startTime),

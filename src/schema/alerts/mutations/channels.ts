@@ -63,7 +63,7 @@ builder.mutationField('prepareEmailChannel', (t) =>
       if (!isEmail(email)) {
         return { channel: null, ...outcome(input, [userError('INVALID_EMAIL', 'email is not a valid email address.', ['email'])]) };
       }
-      const result = await subscriberCall(ctx, (creds) => ctx.services.upstream.alerts.prepareEmailChannel(creds, email), {
+      const result = await subscriberCall(ctx, (creds) => ctx.services.upstream.alerts.prepareEmailChannel(creds, email, ctx.scope), {
         refusals: {
           BAD_REQUEST: { code: 'INVALID_EMAIL', field: ['email'] },
           CONFLICT: { code: 'CHANNEL_EXISTS' },
@@ -94,7 +94,7 @@ builder.mutationField('verifyEmailChannel', (t) =>
       if (!isVerificationCode(code)) {
         return { channel: null, ...outcome(input, [userError('INVALID_CODE', 'code is the 6 digits from the email.', ['code'])]) };
       }
-      const result = await subscriberCall(ctx, (creds) => ctx.services.upstream.alerts.verifyEmailChannel(creds, code), {
+      const result = await subscriberCall(ctx, (creds) => ctx.services.upstream.alerts.verifyEmailChannel(creds, code, ctx.scope), {
         refusals: {
           BAD_REQUEST: { code: 'INVALID_CODE', field: ['code'] },
           UNPROCESSABLE: { code: 'INVALID_CODE', field: ['code'] },
@@ -120,7 +120,7 @@ builder.mutationField('resendEmailVerification', (t) =>
       }),
     },
     resolve: async (_root, { input }, ctx) => {
-      const result = await subscriberCall(ctx, (creds) => ctx.services.upstream.alerts.resendEmailVerification(creds), {
+      const result = await subscriberCall(ctx, (creds) => ctx.services.upstream.alerts.resendEmailVerification(creds, ctx.scope), {
         refusals: { CONFLICT: { code: 'ALREADY_VERIFIED' }, UNPROCESSABLE: { code: 'CHANNEL_NOT_FOUND' } },
         invalidates: ['channels'],
       });
@@ -142,7 +142,7 @@ builder.mutationField('deleteEmailChannel', (t) =>
       }),
     },
     resolve: async (_root, { input }, ctx) => {
-      const result = await subscriberCall(ctx, (creds) => ctx.services.upstream.alerts.deleteEmailChannel(creds), {
+      const result = await subscriberCall(ctx, (creds) => ctx.services.upstream.alerts.deleteEmailChannel(creds, ctx.scope), {
         invalidates: ['channels'],
       });
       return outcome(input, result.ok ? [] : result.userErrors);
@@ -183,7 +183,7 @@ builder.mutationField('prepareTelegramChannel', (t) =>
       }),
     },
     resolve: async (_root, { input }, ctx) => {
-      const result = await subscriberCall(ctx, (creds) => ctx.services.upstream.alerts.prepareTelegramChannel(creds), {
+      const result = await subscriberCall(ctx, (creds) => ctx.services.upstream.alerts.prepareTelegramChannel(creds, ctx.scope), {
         invalidates: ['channels'],
       });
       if (!result.ok) return { channel: null, verificationLink: null, ...outcome(input, result.userErrors) };
@@ -205,7 +205,7 @@ builder.mutationField('deleteTelegramChannel', (t) =>
       }),
     },
     resolve: async (_root, { input }, ctx) => {
-      const result = await subscriberCall(ctx, (creds) => ctx.services.upstream.alerts.deleteTelegramChannel(creds), {
+      const result = await subscriberCall(ctx, (creds) => ctx.services.upstream.alerts.deleteTelegramChannel(creds, ctx.scope), {
         invalidates: ['channels'],
       });
       return outcome(input, result.ok ? [] : result.userErrors);
@@ -268,7 +268,7 @@ function pushMutation(field: string, Name: string, registering: boolean): void {
         const { alerts } = ctx.services.upstream;
         const result = await subscriberCall(
           ctx,
-          (creds) => (registering ? alerts.registerPushDevice(creds, device) : alerts.unregisterPushDevice(creds, device)),
+          (creds) => (registering ? alerts.registerPushDevice(creds, device, ctx.scope) : alerts.unregisterPushDevice(creds, device, ctx.scope)),
           { refusals: { UNPROCESSABLE: { code: 'UNKNOWN_APP', field: ['appId'] } }, invalidates: ['channels'] },
         );
         return outcome(input, result.ok ? [] : result.userErrors);

@@ -54,7 +54,7 @@ function inboxMutation(
         const { alerts } = ctx.services.upstream;
         const result = await subscriberCall(
           ctx,
-          (creds) => (options.read ? alerts.markRead(creds, appIds) : alerts.clearRead(creds, appIds)),
+          (creds) => (options.read ? alerts.markRead(creds, appIds, ctx.scope) : alerts.clearRead(creds, appIds, ctx.scope)),
           { invalidates: ['inbox'] },
         );
         return { countScope, changed: result.ok, ...outcome(input, result.ok ? [] : result.userErrors) };

@@ -108,7 +108,7 @@ builder.mutationField('sendNotification', (t) =>
       const { appId, notification, recipientCount, idempotencyKey, fingerprint } = checked.value;
 
       const send = async () => {
-        await ctx.services.upstream.alerts.send({ apiKey, ...(idempotencyKey ? { idempotencyKey } : {}) }, appId, notification);
+        await ctx.services.upstream.alerts.send({ apiKey, ...(idempotencyKey ? { idempotencyKey } : {}) }, appId, notification, ctx.scope);
         return { recipientCount };
       };
       const result = await attempt(

@@ -72,7 +72,7 @@ function subscriptionMutation(field: 'subscribeToApps' | 'unsubscribeFromApps', 
         const { alerts } = ctx.services.upstream;
         const result = await subscriberCall(
           ctx,
-          (creds) => (subscribing ? alerts.subscribe(creds, change) : alerts.unsubscribe(creds, change)),
+          (creds) => (subscribing ? alerts.subscribe(creds, change, ctx.scope) : alerts.unsubscribe(creds, change, ctx.scope)),
           // A channel's apps and the unified inbox (every subscribed app) follow the subscriptions.
           { refusals: { UNPROCESSABLE: { code: 'UNKNOWN_APP', field: ['appIds'] } }, invalidates: ['apps', 'channels', 'inbox'] },
         );

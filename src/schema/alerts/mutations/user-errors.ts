@@ -1,10 +1,9 @@
-import { toGraphQLError } from '../../../errors.js';
 import { UpstreamError, type UpstreamErrorKind } from '../../../upstream/index.js';
 import { builder } from '../../builder.js';
 
 /**
  * Expected failures of a mutation: they go in the payload's `userErrors`, not in top-level `errors`
- * (Shopify's rule). Faults (401, 429, 5xx, timeouts) stay top-level errors via `toGraphQLError`.
+ * (Shopify's rule). Faults (401, 429, 5xx, timeouts) stay top-level errors, mapped by `maskError`.
  */
 export const USER_ERROR_CODES = {
   INVALID_INPUT: 'A value is outside what the field accepts; `field` names it and the message says what is allowed.',
@@ -83,7 +82,7 @@ export async function attempt<T>(call: () => Promise<T>, refusals: Refusals = {}
   try {
     return { ok: true, value: await call() };
   } catch (error) {
-    if (!(error instanceof UpstreamError)) throw toGraphQLError(error);
+    if (!(error instanceof UpstreamError)) throw error;
     const mapped = refusals[error.kind as Refusal];
     if (typeof mapped === 'function') return { ok: false, userErrors: mapped(error) };
     if (mapped) {
@@ -91,6 +90,7 @@ export async function attempt<T>(call: () => Promise<T>, refusals: Refusals = {}
     }
     const rejected = REJECTED_MESSAGES[error.kind];
     if (rejected) return { ok: false, userErrors: [userError('REJECTED', rejected)] };
-    throw toGraphQLError(error);
+    // A fault, not an expected outcome: the one error mapping (`maskError`) turns it into its public code.
+    throw error;
   }
 }

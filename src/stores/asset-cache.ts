@@ -1,11 +1,10 @@
 import { LRUCache } from 'lru-cache';
 import { Counter } from 'prom-client';
-import type { Asset, TokenRef } from '../models/index.js';
-import type { AssetView, MetadataSource } from '../schema/refs.js';
-import type { ServiceDeps } from '../services.js';
-import { assertCallLeft } from '../upstream/budget.js';
+import type { ServiceDeps } from '../deps.js';
+import type { Asset, AssetView, MetadataSource, TokenRef } from '../models/index.js';
 import { isUpstreamError } from '../upstream/errors.js';
 import { isValidAssetId, parseAssetId, type AssetsClient } from '../upstream/index.js';
+import { detached, type CallScope } from '../upstream/scope.js';
 
 /**
  * The shared cache of public asset data, built once per process.
@@ -37,9 +36,10 @@ export interface AssetCache {
   /**
    * The asset through the cache and the fallback chain above, fresh for `need`. `asset` is `null` when
    * the service does not know the id, or the id is not a valid asset id (no call is made). Rejects with
-   * the assets service's `UpstreamError` when nothing has the asset.
+   * the assets service's `UpstreamError` when nothing has the asset. A call it starts counts in `scope`'s
+   * budget but does not take its signal: other requests may join it.
    */
-  get(assetId: string, need: AssetNeed): Promise<AssetLookup>;
+  get(assetId: string, need: AssetNeed, scope?: CallScope): Promise<AssetLookup>;
 }
 
 /** What a lookup needs fresh: the metadata (good for hours) or the price (good for seconds). */
@@ -129,15 +129,15 @@ export function createAssetCache(deps: ServiceDeps, options: AssetCacheOptions =
   }
 
   /** One call per service and id at a time, whoever asks; a found asset (and the primary's 404) is kept. */
-  async function fetchCopy(assetId: string, client: AssetsClient, origin: Origin): Promise<Copy> {
+  async function fetchCopy(assetId: string, client: AssetsClient, origin: Origin, scope: CallScope | undefined): Promise<Copy> {
     const key = `${origin} ${assetId}`;
     let pending = inFlight.get(key);
     if (!pending) {
       // An operation past its call budget is refused here, alone: as the shared call, its refusal
       // would reach every request that joins it.
-      assertCallLeft('assets');
+      scope?.budget?.assertLeft('assets');
       pending = client
-        .getAsset(assetId)
+        .getAsset(assetId, { scope: detached(scope) })
         .then((asset) => {
           const copy: Copy = { asset, fetchedAt: now(), origin };
           if (asset) copies.set(assetId, copy);
@@ -150,14 +150,14 @@ export function createAssetCache(deps: ServiceDeps, options: AssetCacheOptions =
     return pending;
   }
 
-  async function afterFailure(assetId: string, need: AssetNeed, error: unknown): Promise<AssetLookup> {
+  async function afterFailure(assetId: string, need: AssetNeed, error: unknown, scope: CallScope | undefined): Promise<AssetLookup> {
     const copy = copies.get(assetId);
     if (copy?.asset) return serve(copy, need, 'STALE', true);
 
     let unknownToSecond = false;
     if (upstream.assetsFallback) {
       try {
-        const second = await fetchCopy(assetId, upstream.assetsFallback, 'fallback');
+        const second = await fetchCopy(assetId, upstream.assetsFallback, 'fallback', scope);
         if (second.asset) return serve(second, need, 'FALLBACK', true);
         unknownToSecond = true;
       } catch (secondError) {
@@ -181,7 +181,7 @@ export function createAssetCache(deps: ServiceDeps, options: AssetCacheOptions =
       }
     },
 
-    async get(assetId, need) {
+    async get(assetId, need, scope) {
       if (!isValidAssetId(assetId)) return { asset: null, asked: false };
       const copy = copies.get(assetId);
       if (copy) {
@@ -189,18 +189,18 @@ export function createAssetCache(deps: ServiceDeps, options: AssetCacheOptions =
         const ttl = ttlOf(copy, need);
         if (age < ttl) return serve(copy, need, copy.origin === 'primary' ? 'CACHE' : 'FALLBACK', false);
         if (age < ttl + o.staleWhileRevalidateMs) {
-          fetchCopy(assetId, upstream.assets, 'primary').catch((error: unknown) =>
+          fetchCopy(assetId, upstream.assets, 'primary', scope).catch((error: unknown) =>
             logger.warn({ err: error, assetId }, 'background refresh of an asset failed; the copy stays'),
           );
           return serve(copy, need, 'STALE', false);
         }
       }
       try {
-        return serve(await fetchCopy(assetId, upstream.assets, 'primary'), need, 'PRIMARY', true);
+        return serve(await fetchCopy(assetId, upstream.assets, 'primary', scope), need, 'PRIMARY', true);
       } catch (error) {
         // The operation's own limit, not an outage: no fallback would be within it either.
         if (isUpstreamError(error, 'TOO_MANY_CALLS')) throw error;
-        return afterFailure(assetId, need, error);
+        return afterFailure(assetId, need, error, scope);
       }
     },
   };

@@ -1,0 +1,22 @@
+import type { SubscriberCredentials } from './upstream/index.js';
+
+/**
+ * The caller's own credentials, read from this request's headers. They go to the alerts service's
+ * subscriber calls (`subscriber`) and its send call (`apiKey`) and nowhere else, and never into a log.
+ */
+export interface Credentials {
+  /** `null` when the request carries no `Authorization` header. */
+  subscriber: SubscriberCredentials | null;
+  /** `X-Service-Api-Key`, for `sendNotification` only. */
+  apiKey: string | null;
+}
+
+export function readCredentials(headers: Headers): Credentials {
+  const authorization = headers.get('authorization')?.trim() || null;
+  const clientKey = headers.get('x-service-client-key')?.trim() || null;
+  const apiKey = headers.get('x-service-api-key')?.trim() || null;
+  return {
+    subscriber: authorization ? { authorization, ...(clientKey ? { clientKey } : {}) } : null,
+    apiKey,
+  };
+}

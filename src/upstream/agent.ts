@@ -1,0 +1,29 @@
+import { Agent } from 'undici';
+
+/** The one connection pool every upstream client shares. */
+export interface AgentOptions {
+  /** TCP (and TLS) connect deadline. Default 2 000 ms. */
+  connectTimeoutMs?: number;
+  /** Deadline for the response headers once the request is sent. Default 10 000 ms (the per-call deadline of each client is usually shorter). */
+  headersTimeoutMs?: number;
+  /** Deadline between two body chunks. Default 10 000 ms. */
+  bodyTimeoutMs?: number;
+  /** Idle keep-alive sockets are closed after this. Default 10 000 ms. */
+  keepAliveTimeoutMs?: number;
+  /** Sockets per origin. Default 64. */
+  connections?: number;
+  /** Largest accepted response body in bytes. Default 32 MiB. */
+  maxResponseSize?: number;
+}
+
+/** One keep-alive pool shared by every upstream client; `close()` it on shutdown. */
+export function createAgent(opts: AgentOptions = {}): Agent {
+  return new Agent({
+    connect: { timeout: opts.connectTimeoutMs ?? 2_000 },
+    headersTimeout: opts.headersTimeoutMs ?? 10_000,
+    bodyTimeout: opts.bodyTimeoutMs ?? 10_000,
+    keepAliveTimeout: opts.keepAliveTimeoutMs ?? 10_000,
+    connections: opts.connections ?? 64,
+    maxResponseSize: opts.maxResponseSize ?? 32 * 1024 * 1024,
+  });
+}

@@ -1,0 +1,150 @@
+import {
+  BrokenCircuitError,
+  CircuitState,
+  ConsecutiveBreaker,
+  SamplingBreaker,
+  circuitBreaker,
+  handleWhen,
+  type IBreaker,
+} from 'cockatiel';
+import { UpstreamError } from './errors.js';
+import { CallerAborted } from './failures.js';
+
+/** One circuit breaker per upstream client (cockatiel's policy, with the counting rules below). */
+
+export type BreakerState = 'open' | 'halfOpen' | 'closed';
+
+export interface BreakerOptions {
+  /** Failure percentage in the rolling window above which the circuit opens. Default 50 (1–99). */
+  errorThresholdPercentage?: number;
+  /** Calls in the window before the percentage is considered. Default 10. */
+  volumeThreshold?: number;
+  /** How long the circuit stays open before one trial call. Default 10 000 ms. */
+  resetTimeoutMs?: number;
+  /** Length of the rolling statistics window. Default 10 000 ms. */
+  rollingCountTimeoutMs?: number;
+  /**
+   * Failures in a row that open the circuit whatever the window holds: after a busy healthy period the
+   * window's successes would dilute a hanging upstream's timeouts for a whole window. Default 5.
+   */
+  consecutiveFailures?: number;
+}
+
+export interface Breaker {
+  /**
+   * Runs `call` while the circuit is closed, and as the one trial call once it has been open for
+   * `resetTimeoutMs`; otherwise rejects with cockatiel's `BrokenCircuitError` without calling.
+   */
+  run<T>(call: () => Promise<T>): Promise<T>;
+  /** Stops the breaker's timer. */
+  close(): void;
+}
+
+/**
+ * What counts: only an unhealthy upstream (no answer, a 5xx, a timeout, a body cut short). Its 4xx
+ * answers show it healthy, and a caller who went away says nothing about it, except for a half-open
+ * trial call: one its caller abandoned has not shown the upstream healthy, so it opens the circuit again.
+ */
+function countsAsFailure(error: unknown): boolean {
+  if (error instanceof CallerAborted) return false;
+  if (error instanceof UpstreamError) return error.kind === 'UNAVAILABLE';
+  return true;
+}
+
+export function createBreaker(opts: BreakerOptions, onState?: (state: BreakerState) => void): Breaker {
+  const resetTimeoutMs = opts.resetTimeoutMs ?? 10_000;
+  const counts = new WindowAndStreak(opts);
+  const policy = circuitBreaker(
+    handleWhen((error) => countsAsFailure(error) || (error instanceof CallerAborted && policy.state === CircuitState.HalfOpen)),
+    { halfOpenAfter: resetTimeoutMs, breaker: counts },
+  );
+
+  // cockatiel half-opens lazily, on the first call after `halfOpenAfter`; the state is reported when
+  // the circuit starts admitting that trial call (1 ms late, so that the call then surely is one).
+  let reported: BreakerState = 'closed';
+  let halfOpenTimer: NodeJS.Timeout | undefined;
+  const report = (state: BreakerState) => {
+    if (state === reported) return;
+    reported = state;
+    onState?.(state);
+  };
+  policy.onStateChange((state) => {
+    clearTimeout(halfOpenTimer);
+    if (state === CircuitState.Open) {
+      report('open');
+      halfOpenTimer = setTimeout(() => report('halfOpen'), resetTimeoutMs + 1).unref();
+    } else if (state === CircuitState.HalfOpen) {
+      report('halfOpen');
+    } else if (state === CircuitState.Closed) {
+      report('closed');
+    }
+  });
+
+  return {
+    async run(call) {
+      // One trial at a time: the other calls fail fast rather than wait for it (cockatiel would queue them).
+      if (policy.state === CircuitState.HalfOpen) throw new BrokenCircuitError();
+      const trial = policy.state !== CircuitState.Closed;
+      try {
+        return await policy.execute(() => call());
+      } catch (error) {
+        if (error instanceof BrokenCircuitError || countsAsFailure(error)) throw error;
+        // Not a failure of the upstream: counted as a call that did not fail, as the window always has.
+        if (error instanceof CallerAborted) {
+          if (!trial) counts.abandoned();
+        } else {
+          counts.success(CircuitState.Closed);
+        }
+        throw error;
+      }
+    },
+    close: () => clearTimeout(halfOpenTimer),
+  };
+}
+
+/**
+ * Opens on either rule: more than `errorThresholdPercentage` of the calls of the rolling window failed
+ * (once it holds `volumeThreshold` calls), or `consecutiveFailures` failed in a row.
+ */
+class WindowAndStreak implements IBreaker {
+  readonly #window: SamplingBreaker;
+  readonly #streak: ConsecutiveBreaker;
+
+  constructor(opts: BreakerOptions) {
+    const percentage = opts.errorThresholdPercentage ?? 50;
+    if (!(percentage > 0 && percentage < 100)) throw new RangeError('errorThresholdPercentage must be between 0 and 100 (exclusive)');
+    const windowMs = opts.rollingCountTimeoutMs ?? 10_000;
+    const volume = opts.volumeThreshold ?? 10;
+    // The sampling breaker wants a rate: `volume` calls per window, less half a call so that exactly
+    // `volume` calls reach it whatever the floating-point rounding.
+    const minimumRps = Math.max(0.5, volume - 0.5) / (windowMs / 1000);
+    this.#window = new SamplingBreaker({ threshold: percentage / 100, duration: windowMs, minimumRps });
+    this.#streak = new ConsecutiveBreaker(opts.consecutiveFailures ?? 5);
+  }
+
+  get state(): unknown {
+    return { window: this.#window.state, streak: this.#streak.state };
+  }
+
+  set state(value: unknown) {
+    const { window, streak } = value as { window: SamplingBreaker['state']; streak: ConsecutiveBreaker['state'] };
+    this.#window.state = window;
+    this.#streak.state = streak;
+  }
+
+  success(state: CircuitState): void {
+    this.#window.success(state);
+    this.#streak.success();
+  }
+
+  failure(state: CircuitState): boolean {
+    const byWindow = this.#window.failure(state);
+    const byStreak = this.#streak.failure();
+    return byWindow || byStreak;
+  }
+
+  /** A call its caller abandoned: a call that did not fail for the window; the streak of failures goes on. */
+  abandoned(): void {
+    this.#window.success(CircuitState.Closed);
+  }
+}

@@ -1,0 +1,30 @@
+import type { CallBudget } from './budget.js';
+
+/**
+ * What one GraphQL operation hands to every upstream call made for it. Built once per operation by
+ * `createContext` (`ctx.scope`), carried by the per-request loaders, and given to each client method,
+ * which passes it to the HTTP layer. Passed explicitly, never held in async-local storage: the call
+ * path shows what an operation's calls share.
+ *
+ * Meant to grow: a per-operation deadline, a ledger of the calls made and a trace context belong here
+ * too, as optional fields that the HTTP layer reads the same way.
+ */
+export interface CallScope {
+  /**
+   * Aborts the calls made for this operation alone (the client went away, or completed the operation
+   * over WebSocket). Absent: only the per-call deadline ends a call.
+   */
+  readonly signal?: AbortSignal;
+  /** Counts every call the operation makes; past it, calls fail with `TOO_MANY_CALLS`. Absent: not counted. */
+  readonly budget?: CallBudget;
+}
+
+/**
+ * The scope for a call that must finish even when the operation's client goes away: a write, or a
+ * fetch a shared store serves to other requests too. Still counted in the operation's budget.
+ */
+export function detached(scope: CallScope | undefined): CallScope {
+  if (!scope?.signal) return scope ?? {};
+  const { signal: _signal, ...rest } = scope;
+  return rest;
+}
