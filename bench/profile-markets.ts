@@ -2,7 +2,7 @@
  * CPU of a markets page, in process: the simulator runs in a child process (its CPU is not counted),
  * the gateway is driven through `yoga.fetch` (no HTTP client in the way). Run it under the profiler:
  *
- *   node --import tsx --cpu-prof --cpu-prof-dir=/tmp/prof bench/profile-markets.ts [requests] [first]
+ *   node --import tsx --cpu-prof --cpu-prof-dir=/tmp/prof bench/profile-markets.ts [requests] [first] [tokens|plain]
  *
  * It prints the gateway's CPU ms per request over the measured loop (process.cpuUsage) and writes
  * the measured window's bounds (monotonic µs, the profile's clock) so `profile-summary.ts` can keep
@@ -40,7 +40,10 @@ const services = createServices({ config, urls, logger: createLogger(config) });
 const app = createApp({ config, services });
 await services.start();
 
-const query = readFileSync(new URL('../test/operations/MarketsPage.graphql', import.meta.url), 'utf8');
+/** `tokens` (default): MarketsPage as the frontend sends it; `plain`: the same without token assets (the listing path alone). */
+const shape = process.argv[4] ?? 'tokens';
+const marketsPage = readFileSync(new URL('../test/operations/MarketsPage.graphql', import.meta.url), 'utf8');
+const query = shape === 'plain' ? marketsPage.replace(/\n\s*token \{[^}]*\{[^}]*\} \}/, '').replace(/tokenA \{ symbol \} tokenB \{ symbol \}/, '') : marketsPage;
 const body = JSON.stringify({ query, variables: { first } });
 const filtered = JSON.stringify({ query, variables: { first: 20, filter: { types: ['LENDING'], providers: ['kamino', 'marginfi'] } } });
 
@@ -73,7 +76,7 @@ const t1 = process.hrtime.bigint();
 const cpuMs = (cpu.user + cpu.system) / 1000;
 const wallMs = Number(t1 - t0) / 1e6;
 console.log(
-  JSON.stringify({ requests, first, cpuMsPerRequest: +(cpuMs / requests).toFixed(3), wallMs: Math.round(wallMs), rps: Math.round((requests / wallMs) * 1000) }),
+  JSON.stringify({ shape, requests, first, cpuMsPerRequest: +(cpuMs / requests).toFixed(3), wallMs: Math.round(wallMs), rps: Math.round((requests / wallMs) * 1000) }),
 );
 writeFileSync('/tmp/profile-markets-window.json', JSON.stringify({ startUs: Number(t0 / 1000n), endUs: Number(t1 / 1000n) }));
 
