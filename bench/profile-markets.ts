@@ -35,7 +35,8 @@ const urls = await new Promise<{ alerts: string; markets: string; assets: string
   child.once('exit', (code) => reject(new Error(`simulator exited (${code})`)));
 });
 
-const config = Object.freeze({ ...loadConfig({}), logLevel: 'silent' as const });
+// Generous deadlines: on a loaded machine a timed-out call would end the run.
+const config = Object.freeze({ ...loadConfig({}), logLevel: 'silent' as const, upstreamTimeoutMs: 60_000, assetsTimeoutMs: 60_000 });
 const services = createServices({ config, urls, logger: createLogger(config) });
 const app = createApp({ config, services });
 await services.start();
