@@ -4,7 +4,7 @@ import type { ServiceDeps } from './deps.js';
 import { createEventHub, type EventHub } from './events/hub.js';
 import { createAssetCache, type AssetCache, type AssetCacheOptions } from './stores/asset-cache.js';
 import { createIdempotencyStore, type IdempotencyStore } from './loaders/idempotency.js';
-import { createMarketIndex, type MarketIndex } from './loaders/market-index.js';
+import { createMarketIndex, type MarketIndex } from './stores/market-index.js';
 import type { Logger } from './logger.js';
 import { createUpstream, type UpstreamConfig } from './upstream/index.js';
 
@@ -73,7 +73,10 @@ export function createServices(options: ServicesOptions): Services {
 
   const deps: ServiceDeps = { config, logger, upstream, registry };
   const assetCache = createAssetCache(deps, options.assetCache);
-  const marketIndex = createMarketIndex(deps, { onTokens: (tokens) => assetCache.rememberTokens(tokens) });
+  const marketIndex = createMarketIndex(deps, {
+    refreshIntervalMs: config.marketIndexRefreshMs,
+    onTokens: (tokens) => assetCache.rememberTokens(tokens),
+  });
   const idempotency = createIdempotencyStore();
   const events = createEventHub(deps);
 

@@ -62,7 +62,10 @@ describe('HTTP surface', () => {
       const response = await gw.app.yoga.fetch('http://gateway.test/graphql', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ query: '{ markets(first: 1, filter: { types: [PERPETUAL] }) { edges { node { marketId } } } }' }),
+        // apyHistory reads the markets service per request (the listing itself is served from the index).
+        body: JSON.stringify({
+          query: `{ market(id: ${JSON.stringify(gw.sim.world.markets[0]!.id)}) { apyHistory(from: "2025-11-01T00:00:00Z") { timestamp } } }`,
+        }),
       });
       const text = await response.text();
       expect(text).not.toContain('10.0.0.7');

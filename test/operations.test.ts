@@ -70,9 +70,9 @@ describe('MobileHome', () => {
       'alerts GET /v2/channels': 1,
       'alerts GET /v2/history/summary': 1,
       'markets GET /v0/positions/owners': 1,
-      'markets GET /v0/markets': 1,
       'assets GET /v0/assets/:id': tokens.size,
     });
+    // The top lending markets come from the shared market index: no markets listing call.
 
     gw.sim.controls.resetCounts();
     const again = await gw.execute(operation('MobileHome'), {}, gw.viewerHeaders);
@@ -96,15 +96,17 @@ describe('MobileHome', () => {
     }
     const pending = cold.execute(operation('MobileHome'), {}, cold.viewerHeaders);
     try {
-      // The lending markets at once; channels, inbox summary and the wallet's positions as soon as auth
-      // names the viewer: four calls in flight together. The assets wait for the positions.
+      // The lending markets come from the market index built at start, so their tokens' assets are asked
+      // for at once; channels, inbox summary and the wallet's positions as soon as auth names the viewer.
+      // The positions' token assets wait for the positions.
+      const lendingTokens = new Set(sim.world.markets.filter((m) => m.type === 'lending').slice(0, 5).map((m: any) => m.token.address));
       await vi.waitFor(() =>
         expect(sim.controls.counts()).toEqual({
           'alerts GET /v2/auth': 1,
           'alerts GET /v2/channels': 1,
           'alerts GET /v2/history/summary': 1,
           'markets GET /v0/positions/owners': 1,
-          'markets GET /v0/markets': 1,
+          'assets GET /v0/assets/:id': lendingTokens.size,
         }),
       );
     } finally {

@@ -14,7 +14,7 @@ describe('upstream call budgets of the markets domain', () => {
   beforeEach(() => gw.sim.controls.reset());
 
   // First test on this gateway: the shared asset cache is still cold.
-  it('serves a page of 100 markets with 1 listing call and 1 asset call per distinct token it shows', async () => {
+  it('serves a page of 100 markets from the index: 0 listing calls and 1 asset call per distinct token it shows', async () => {
     const page = rawListing(gw).slice(0, 100);
     // MarketsPage selects LendingMarket.token and LoopMarket.tokenA/tokenB.
     const tokens = new Set<string>();
@@ -27,9 +27,9 @@ describe('upstream call budgets of the markets domain', () => {
     const res: any = await gw.execute(MarketsPage, { first: 100 });
     expect(res.errors).toBeUndefined();
     expect(res.data.markets.edges).toHaveLength(100);
-    expect(listingCalls(gw)).toBe(1);
+    expect(listingCalls(gw)).toBe(0);
     expect(gw.sim.controls.count('assets', ASSET)).toBe(tokens.size);
-    expect(totalCalls(gw)).toBe(1 + tokens.size);
+    expect(totalCalls(gw)).toBe(tokens.size);
     const shown = new Set(res.data.markets.edges.map((e: any) => e.node.token?.assetId).filter(Boolean));
     expect(shown).toEqual(new Set([...tokens].map((a) => `solana:${a}`)));
   });
@@ -64,8 +64,8 @@ describe('upstream call budgets of the markets domain', () => {
       expect(Date.parse(b.timestamp) - Date.parse(a.timestamp)).toBe(86_400_000);
     }
     expect(gw.sim.controls.count('markets', HISTORY)).toBe(2);
-    expect(listingCalls(gw)).toBe(1);
-    expect(totalCalls(gw)).toBe(3);
+    expect(listingCalls(gw)).toBe(0);
+    expect(totalCalls(gw)).toBe(2);
   });
 
   it('batches each (from, to, resolution) window separately', async () => {
@@ -83,7 +83,7 @@ describe('upstream call budgets of the markets domain', () => {
     expect(node.daily).toHaveLength(3);
     expect(node.hourly).toHaveLength(49);
     expect(gw.sim.controls.count('markets', HISTORY)).toBe(4);
-    expect(totalCalls(gw)).toBe(1 + 4);
+    expect(totalCalls(gw)).toBe(4);
   });
 
   it('nulls only apyHistory, with UPSTREAM_UNAVAILABLE, when the history call fails', async () => {

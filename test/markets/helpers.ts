@@ -1,5 +1,5 @@
 import { Registry } from 'prom-client';
-import { createMarketIndex, type MarketIndex, type MarketIndexOptions } from '../../src/loaders/market-index.js';
+import { createMarketIndex, type MarketIndex, type MarketIndexOptions } from '../../src/stores/market-index.js';
 import { createLogger } from '../../src/logger.js';
 import { marketTokenAddresses } from '../../src/simulator/markets/routes.js';
 import type { Market as RawMarket } from '../../src/simulator/world/index.js';

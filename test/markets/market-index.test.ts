@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Registry } from 'prom-client';
-import { createMarketIndex, INDEX_PAGE_SIZE } from '../../src/loaders/market-index.js';
+import { createMarketIndex, INDEX_PAGE_SIZE } from '../../src/stores/market-index.js';
 import { createLogger } from '../../src/logger.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { indexOver, listingCalls, type IndexUnderTest } from './helpers.js';
@@ -57,11 +57,11 @@ describe('the shared market index', () => {
     under = indexOver(gw, { refreshIntervalMs: 25, staleAfterMs: 60_000, now: () => clock });
     const warn = vi.spyOn(under.logger, 'warn');
     await under.index.start();
-    const builtAt = under.index.info().builtAt!.getTime();
+    const asOf = under.index.info().asOf!.getTime();
 
     clock += 1_000;
     await vi.waitFor(() => expect(under!.index.info().builds).toBeGreaterThanOrEqual(2), { timeout: 5_000, interval: 10 });
-    expect(under.index.info().builtAt!.getTime()).toBeGreaterThan(builtAt);
+    expect(under.index.info().asOf!.getTime()).toBeGreaterThan(asOf);
     expect(under.index.info().stale).toBe(false);
 
     gw.sim.controls.setFault({ service: 'markets', route: 'GET /v0/markets' }, { status: 503 });

@@ -1,11 +1,45 @@
 import { badUserInput } from '../../errors.js';
-import { marketTokens, type TokenRef } from '../../models/index.js';
+import type { Market } from '../../models/index.js';
 import { builder } from '../builder.js';
-import { boundCursors, resumeInUpstreamPage } from '../common/upstream-page.js';
+import { decodeCursor, encodeCursor, fieldsOf } from '../common/cursor.js';
 import { MarketRef } from '../refs.js';
 import { filterFingerprint, MarketFilterInputRef, parseMarketFilter } from './filter.js';
 
 export const MARKETS_PAGE = { default: 20, max: 200 } as const;
+/** Longest market id a cursor carries (as `market(id:)` looks up). */
+const MAX_CURSOR_MARKET_ID = 256;
+
+/**
+ * A markets cursor: the market it resumes after (its `marketId`, a place in the listing that survives a
+ * refresh of the index, unlike an offset) and the fingerprint of the filter it was issued for.
+ */
+interface MarketCursor {
+  k: 'markets';
+  f: string;
+  m: string;
+}
+
+const validCursor = (payload: unknown): MarketCursor | null => {
+  const { k, f, m } = fieldsOf(payload) ?? {};
+  return k === 'markets' && typeof f === 'string' && typeof m === 'string' && m.length > 0 && m.length <= MAX_CURSOR_MARKET_ID
+    ? { k, f, m }
+    : null;
+};
+
+/** The marketId an `after` cursor resumes after, checked to be a markets cursor of this filter. */
+function decodeAfter(after: string, fingerprint: string): string {
+  const { f, m } = decodeCursor(after, validCursor, {
+    field: 'after',
+    message: '`after` is not a cursor of `markets`: pass an `endCursor` or edge `cursor` from an earlier page.',
+  });
+  if (f !== fingerprint) {
+    throw badUserInput(
+      'This `after` cursor was issued for a different `filter`: use it with the filter it came from, or start again without `after`.',
+      'after',
+    );
+  }
+  return m;
+}
 
 const MarketConnection = builder.connectionObject(
   {
@@ -31,9 +65,10 @@ builder.queryFields((t) => ({
   markets: t.field({
     type: MarketConnection,
     description:
-      'Markets as the markets service lists them, forward only. `endCursor` continues where the page ended; an edge `cursor` ' +
-      'from the middle of a page resumes right after that edge (the gateway re-reads that upstream page and skips the edges before it, ' +
-      'so the next page may then hold fewer than `first` markets). A cursor only works with the `filter` it was issued for.',
+      'Markets as the markets service lists them, forward only, served from the gateway\'s copy of the listing (refreshed in the ' +
+      'background). An edge `cursor` resumes right after its market, `endCursor` after the page; a cursor stays valid across ' +
+      'refreshes of the copy and only works with the `filter` it was issued for. When the market a cursor resumes after is no ' +
+      'longer listed, the cursor is refused (BAD_USER_INPUT): start again without `after`.',
     args: {
       first: t.arg.int({ description: `How many markets, 1–${MARKETS_PAGE.max}; default ${MARKETS_PAGE.default}.` }),
       after: t.arg.string({ description: 'Resume after this cursor.' }),
@@ -45,34 +80,23 @@ builder.queryFields((t) => ({
         throw badUserInput(`first must be between 1 and ${MARKETS_PAGE.max}; got ${first}.`, 'first');
       }
       const filter = parseMarketFilter(args.filter);
-      const read = resumeInUpstreamPage(
-        { first, after: args.after },
-        MARKETS_PAGE.max,
-        boundCursors({
-          kind: 'markets',
-          fingerprint: filterFingerprint(filter),
-          maxSkip: MARKETS_PAGE.max,
-          notOurs: '`after` is not a cursor of `markets`: pass an `endCursor` or edge `cursor` from an earlier page.',
-          otherArguments:
-            'This `after` cursor was issued for a different `filter`: use it with the filter it came from, or start again without `after`.',
-        }),
-      );
+      const fingerprint = filterFingerprint(filter);
+      const after = args.after ? decodeAfter(args.after, fingerprint) : null;
 
-      const page = await ctx.services.upstream.markets.listMarkets({
-        ...filter,
-        cursor: read.cursor,
-        limit: read.limit,
-        scope: ctx.scope,
-      });
-
-      const { edges, pageInfo } = read.page(page.markets, page.cursor);
-      const tokens: TokenRef[] = [];
-      for (const { node: market } of edges) {
-        ctx.loaders.markets.market.prime(market.marketId, market);
-        tokens.push(...marketTokens(market));
+      const page = await ctx.services.marketIndex.listing(filter, { after, first });
+      if (page === null) {
+        throw badUserInput(
+          'The market this `after` cursor resumes after is no longer listed by the markets service: start again without `after`.',
+          'after',
+        );
       }
-      if (tokens.length > 0) ctx.services.assetCache.rememberTokens(tokens);
-      return { edges, pageInfo };
+      const cursorOf = (market: Market): string => encodeCursor<MarketCursor>({ k: 'markets', f: fingerprint, m: market.marketId });
+      const edges = page.markets.map((node) => ({ cursor: cursorOf(node), node }));
+      const endCursor = edges.at(-1)?.cursor ?? null;
+      return {
+        edges,
+        pageInfo: { hasNextPage: page.hasNextPage, hasPreviousPage: page.hasPreviousPage, startCursor: edges[0]?.cursor ?? null, endCursor },
+      };
     },
   }),
 }));

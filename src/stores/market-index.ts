@@ -1,0 +1,372 @@
+import { LRUCache } from 'lru-cache';
+import { Gauge } from 'prom-client';
+import {
+  MARKET_STATUSES,
+  marketTokens,
+  type Market,
+  type MarketStatus,
+  type MarketType,
+  type Provider,
+  type TokenRef,
+} from '../models/index.js';
+import type { ServiceDeps } from '../deps.js';
+import { badBody } from '../upstream/errors.js';
+
+/** The listing's largest page: the fewest calls for a full read. */
+export const INDEX_PAGE_SIZE = 200;
+/** A listing longer than this many pages is taken for a cursor loop, not a catalogue. */
+const MAX_PAGES = 1_000;
+/** Distinct filters whose matches one snapshot keeps (a page is then a slice of a ready list). */
+const MATCH_CACHE_SIZE = 512;
+/** The prediction statuses listed when a filter names none: the upstream's default. */
+const DEFAULT_PREDICTION_STATUS: readonly MarketStatus[] = ['OPEN'];
+
+export interface MarketIndexOptions {
+  /** Called with the token records of every listing page the index reads (feeds the asset fallback). */
+  onTokens?: (tokens: readonly TokenRef[]) => void;
+  /** Background refresh period (`MARKET_INDEX_REFRESH_MS`). Default 60 s. */
+  refreshIntervalMs?: number;
+  /** Age after which the index counts as stale (it is still served). Must exceed the refresh period. Default 5 refresh periods. */
+  staleAfterMs?: number;
+  /** Clock, for tests. */
+  now?: () => number;
+}
+
+/**
+ * A filter of the listing, with the upstream's meaning: values within a field combine with OR, fields
+ * with AND; an absent or empty field does not filter. `assets` are token addresses matched against a
+ * market's token, tokenA or tokenB; `predictionStatus` (default OPEN) filters prediction markets only.
+ */
+export interface ListingFilter {
+  types?: readonly MarketType[];
+  providers?: readonly string[];
+  assets?: readonly string[];
+  predictionStatus?: readonly MarketStatus[];
+}
+
+/** How fresh the copy an answer came from is: a `freshness` field reads this. */
+export interface IndexFreshness {
+  /** When the listing served was read from the markets service. */
+  asOf: Date;
+  /** Older than `staleAfterMs` (the refreshes since failed): still served, flagged. */
+  stale: boolean;
+}
+
+export interface ListingPage extends IndexFreshness {
+  /** The markets after the anchor, in the upstream's order. */
+  markets: Market[];
+  hasNextPage: boolean;
+  /** Some market of the listing comes before this page. */
+  hasPreviousPage: boolean;
+}
+
+export interface MarketIndexInfo {
+  /** Markets held. */
+  size: number;
+  /** When the index held now was read; null before the first successful build. */
+  asOf: Date | null;
+  /** Older than `staleAfterMs` (or never built): the last refreshes failed. */
+  stale: boolean;
+  refreshing: boolean;
+  /** Successful builds since creation. */
+  builds: number;
+}
+
+/**
+ * Every market of the listing (all six types, prediction markets of every status), shared across
+ * requests: the markets service has no get-by-id call. Public data only.
+ */
+export interface MarketIndex {
+  /** Builds the index once; a failing upstream is logged, not thrown (the refresh timer and lookups retry). */
+  start(): Promise<void>;
+  /** Stops the refresh timer and aborts a refresh in flight. */
+  stop(): void;
+  /**
+   * Markets by upstream id, null when unknown. Builds the index first (once, shared by concurrent
+   * callers) when it has never been built; rejects with the upstream's error when that build fails.
+   */
+  markets(marketIds: readonly string[]): Promise<(Market | null)[]>;
+  /** Providers by id, null when unknown; same building rule as `markets`. */
+  providers(providerIds: readonly string[]): Promise<(Provider | null)[]>;
+  /**
+   * Up to `first` markets of the listing a filter selects, in the upstream's order, right after the
+   * market `after` (a marketId; null = from the start). The position is the anchor market's place in
+   * the listing held now, so it survives a refresh; null when that market is no longer listed at all.
+   * Same building rule as `markets`; no upstream call while the index is built.
+   */
+  listing(filter: ListingFilter, page: { after: string | null; first: number }): Promise<ListingPage | null>;
+  /** Re-reads the listing now (joins a refresh in flight); the previous index stays when it fails. */
+  refresh(): Promise<void>;
+  info(): MarketIndexInfo;
+}
+
+interface Snapshot {
+  /** The whole listing (prediction markets of every status), in the upstream's order. */
+  list: readonly Market[];
+  markets: ReadonlyMap<string, Market>;
+  /** A market's place in `list`. */
+  ordinal: ReadonlyMap<string, number>;
+  providers: ReadonlyMap<string, Provider>;
+  /** Places in `list`, ascending, by type, provider id and token address (token, tokenA, tokenB). */
+  byType: ReadonlyMap<MarketType, readonly number[]>;
+  byProvider: ReadonlyMap<string, readonly number[]>;
+  byAsset: ReadonlyMap<string, readonly number[]>;
+  /** Places a filter selects, by the filter's canonical key, filled as filters are asked for. */
+  matches: LRUCache<string, readonly number[]>;
+  builtAt: number;
+}
+
+/** The token addresses the listing's `asset` filter matches: token, tokenA, tokenB. */
+export function filterTokenAddresses(market: Market): string[] {
+  switch (market.type) {
+    case 'YIELD':
+    case 'LENDING':
+    case 'REWARD':
+      return [market.token.address];
+    case 'LOOP':
+    case 'PERPETUAL':
+      return [market.tokenA.address, market.tokenB.address];
+    case 'PREDICTION':
+      return [];
+  }
+}
+
+function append<K>(map: Map<K, number[]>, key: K, place: number): void {
+  const places = map.get(key);
+  if (!places) map.set(key, [place]);
+  else if (places.at(-1) !== place) places.push(place);
+}
+
+function buildSnapshot(list: Market[], builtAt: number): Snapshot {
+  const markets = new Map<string, Market>();
+  const ordinal = new Map<string, number>();
+  const providers = new Map<string, Provider>();
+  const byType = new Map<MarketType, number[]>();
+  const byProvider = new Map<string, number[]>();
+  const byAsset = new Map<string, number[]>();
+  list.forEach((market, place) => {
+    markets.set(market.marketId, market);
+    ordinal.set(market.marketId, place);
+    if (!providers.has(market.provider.providerId)) providers.set(market.provider.providerId, market.provider);
+    append(byType, market.type, place);
+    append(byProvider, market.provider.providerId, place);
+    for (const address of filterTokenAddresses(market)) append(byAsset, address, place);
+  });
+  return { list, markets, ordinal, providers, byType, byProvider, byAsset, matches: new LRUCache({ max: MATCH_CACHE_SIZE }), builtAt };
+}
+
+/** The ascending union of some places lists (values of one filter field). */
+function union(lists: (readonly number[] | undefined)[]): number[] {
+  const present = lists.filter((l): l is readonly number[] => l !== undefined && l.length > 0);
+  if (present.length === 1) return present[0]!.slice();
+  return [...new Set(present.flat())].sort((a, b) => a - b);
+}
+
+const filterKey = (f: ListingFilter): string =>
+  [f.types, f.providers, f.assets, f.predictionStatus].map((values) => (values?.length ? [...new Set(values)].sort().join(',') : '')).join('|');
+
+/** The places of `list` a filter selects, ascending: the smallest field's candidates, checked against every field. */
+function select(snapshot: Snapshot, filter: ListingFilter): readonly number[] {
+  const key = filterKey(filter);
+  const cached = snapshot.matches.get(key);
+  if (cached) return cached;
+
+  const types = filter.types?.length ? new Set(filter.types) : null;
+  const providers = filter.providers?.length ? new Set(filter.providers) : null;
+  const assets = filter.assets?.length ? new Set(filter.assets) : null;
+  const statuses = new Set(filter.predictionStatus?.length ? filter.predictionStatus : DEFAULT_PREDICTION_STATUS);
+
+  const candidates: number[][] = [];
+  if (types) candidates.push(union([...types].map((t) => snapshot.byType.get(t))));
+  if (providers) candidates.push(union([...providers].map((p) => snapshot.byProvider.get(p))));
+  if (assets) candidates.push(union([...assets].map((a) => snapshot.byAsset.get(a))));
+  const smallest = candidates.length > 0 ? candidates.reduce((a, b) => (b.length < a.length ? b : a)) : null;
+
+  const keep = (place: number): boolean => {
+    const market = snapshot.list[place]!;
+    return (
+      (!types || types.has(market.type)) &&
+      (!providers || providers.has(market.provider.providerId)) &&
+      (!assets || filterTokenAddresses(market).some((a) => assets.has(a))) &&
+      (market.type !== 'PREDICTION' || (market.status !== null && statuses.has(market.status)))
+    );
+  };
+  const places = smallest ? smallest.filter(keep) : snapshot.list.map((_, place) => place).filter(keep);
+  snapshot.matches.set(key, places);
+  return places;
+}
+
+/** The first index of `places` (ascending) holding a value above `place`. */
+function after(places: readonly number[], place: number): number {
+  let lo = 0;
+  let hi = places.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (places[mid]! <= place) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+export function createMarketIndex(deps: ServiceDeps, options: MarketIndexOptions = {}): MarketIndex {
+  const { upstream, logger, registry } = deps;
+  const refreshIntervalMs = options.refreshIntervalMs ?? 60_000;
+  const staleAfterMs = options.staleAfterMs ?? 5 * refreshIntervalMs;
+  const now = options.now ?? Date.now;
+  if (!(refreshIntervalMs > 0 && staleAfterMs > refreshIntervalMs)) {
+    throw new RangeError('market index: refreshIntervalMs must be positive and below staleAfterMs');
+  }
+
+  let snapshot: Snapshot | null = null;
+  let inflight: Promise<void> | null = null;
+  let abort: AbortController | null = null;
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = false;
+  let builds = 0;
+
+  const isStale = (): boolean => snapshot === null || now() - snapshot.builtAt > staleAfterMs;
+
+  new Gauge({
+    name: 'gateway_market_index_markets',
+    help: 'Markets held by the shared market index.',
+    registers: [registry],
+    collect() {
+      this.set(snapshot?.markets.size ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'gateway_market_index_age_seconds',
+    help: 'Age of the shared market index (-1 before the first build).',
+    registers: [registry],
+    collect() {
+      this.set(snapshot ? (now() - snapshot.builtAt) / 1000 : -1);
+    },
+  });
+
+  async function readListing(signal: AbortSignal): Promise<Snapshot> {
+    const markets = new Map<string, Market>();
+    const seenCursors = new Set<string>();
+    let cursor: string | null = null;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const result = await upstream.markets.listMarkets({
+        predictionStatus: MARKET_STATUSES,
+        limit: INDEX_PAGE_SIZE,
+        cursor,
+        scope: { signal },
+      });
+      const tokens: TokenRef[] = [];
+      for (const market of result.markets) {
+        // A market listed twice (the listing moved under the read) keeps its first place.
+        if (!markets.has(market.marketId)) markets.set(market.marketId, market);
+        tokens.push(...marketTokens(market));
+      }
+      if (tokens.length > 0) options.onTokens?.(tokens);
+      cursor = result.cursor;
+      if (cursor === null) return buildSnapshot([...markets.values()], now());
+      if (seenCursors.has(cursor)) break;
+      seenCursors.add(cursor);
+    }
+    // A broken answer of the markets service, reported as any other (UPSTREAM_UNAVAILABLE to callers).
+    throw badBody('markets', `the listing did not end (cursor loop or more than ${MAX_PAGES} pages)`);
+  }
+
+  /** One read of the whole listing at a time; callers during a read share it. */
+  function refresh(): Promise<void> {
+    if (inflight) return inflight;
+    const controller = new AbortController();
+    abort = controller;
+    inflight = readListing(controller.signal)
+      .then((next) => {
+        snapshot = next;
+        builds++;
+      })
+      .finally(() => {
+        inflight = null;
+        if (abort === controller) abort = null;
+      });
+    return inflight;
+  }
+
+  function backgroundRefresh(): void {
+    if (inflight) return;
+    refresh().catch((err: unknown) => {
+      if (stopped) return;
+      logger.warn(
+        { err, ageSeconds: snapshot ? Math.round((now() - snapshot.builtAt) / 1000) : null, stale: isStale() },
+        snapshot ? 'market index refresh failed; serving the previous index' : 'market index build failed; retrying later',
+      );
+    });
+  }
+
+  async function current(): Promise<Snapshot> {
+    if (!snapshot) await refresh();
+    return snapshot!;
+  }
+
+  return {
+    async start() {
+      stopped = false;
+      if (!timer) {
+        timer = setInterval(backgroundRefresh, refreshIntervalMs);
+        timer.unref();
+      }
+      try {
+        await refresh();
+        logger.info({ markets: snapshot?.markets.size }, 'market index built');
+      } catch (err) {
+        if (stopped) return;
+        logger.error({ err }, 'market index build failed at start; lookups and the refresh timer retry');
+      }
+    },
+
+    stop() {
+      stopped = true;
+      if (timer) clearInterval(timer);
+      timer = null;
+      abort?.abort();
+    },
+
+    async markets(marketIds) {
+      const { markets } = await current();
+      return marketIds.map((id) => markets.get(id) ?? null);
+    },
+
+    async providers(providerIds) {
+      const { providers } = await current();
+      return providerIds.map((id) => providers.get(id) ?? null);
+    },
+
+    async listing(filter, page) {
+      const held = snapshot ?? (await current());
+      const places = select(held, filter);
+      let start = 0;
+      if (page.after !== null) {
+        const anchor = held.ordinal.get(page.after);
+        if (anchor === undefined) return null;
+        start = after(places, anchor);
+      }
+      const end = Math.min(places.length, start + page.first);
+      const markets = new Array<Market>(end - start);
+      for (let i = start; i < end; i++) markets[i - start] = held.list[places[i]!]!;
+      return {
+        markets,
+        hasNextPage: end < places.length,
+        hasPreviousPage: start > 0,
+        asOf: new Date(held.builtAt),
+        stale: now() - held.builtAt > staleAfterMs,
+      };
+    },
+
+    refresh,
+
+    info() {
+      return {
+        size: snapshot?.markets.size ?? 0,
+        asOf: snapshot ? new Date(snapshot.builtAt) : null,
+        stale: isStale(),
+        refreshing: inflight !== null,
+        builds,
+      };
+    },
+  };
+}
