@@ -29,6 +29,8 @@ export interface Config {
   simulatorSeed: number;
   /** Upstream calls one query or mutation may make at most (lists and aliases multiply them). */
   upstreamCallBudget: number;
+  /** Largest admitted operation cost, list sizes multiplied in (plugins/query-cost.ts). */
+  maxQueryCost: number;
 }
 
 export class ConfigError extends Error {
@@ -42,6 +44,8 @@ export class ConfigError extends Error {
 }
 
 const UPSTREAM_VARS = { alerts: 'ALERTS_URL', markets: 'MARKETS_URL', assets: 'ASSETS_URL' } as const;
+/** Calibrated on the real screens (test/query-cost.test.ts prints their costs): see the README. */
+export const DEFAULT_MAX_QUERY_COST = 20_000;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
@@ -81,6 +85,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     assetsTimeoutMs: integer(env, 'ASSETS_TIMEOUT_MS', 1500, 50, 120_000),
     simulatorSeed: integer(env, 'SIMULATOR_SEED', 42, 0, 2 ** 31 - 1),
     upstreamCallBudget: integer(env, 'UPSTREAM_CALL_BUDGET', 500, 10, 100_000),
+    maxQueryCost: integer(env, 'MAX_QUERY_COST', DEFAULT_MAX_QUERY_COST, 100, 10_000_000),
   });
 }
 

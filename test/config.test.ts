@@ -11,6 +11,7 @@ describe('loadConfig', () => {
     expect(config.upstreamTimeoutMs).toBe(5000);
     expect(config.assetsTimeoutMs).toBe(1500);
     expect(config.upstreamCallBudget).toBe(500);
+    expect(config.maxQueryCost).toBe(20_000);
     expect(config.production).toBe(false);
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -45,6 +46,8 @@ describe('loadConfig', () => {
     ['LOG_LEVEL', 'loud', /LOG_LEVEL/],
     ['ASSETS_TIMEOUT_MS', '10', /ASSETS_TIMEOUT_MS/],
     ['UPSTREAM_CALL_BUDGET', '-1', /UPSTREAM_CALL_BUDGET/],
+    ['MAX_QUERY_COST', 'lots', /MAX_QUERY_COST/],
+    ['MAX_QUERY_COST', '99', /MAX_QUERY_COST/],
   ])('names %s when it is bad (%s)', (name, value, pattern) => {
     expect(() => loadConfig({ [name]: value })).toThrow(pattern);
   });
@@ -58,6 +61,7 @@ describe('loadConfig', () => {
       NODE_ENV: 'production',
       POSITIONS_BATCH_SIZE: '25',
       ASSETS_FALLBACK_URL: 'http://assets-b:7003',
+      MAX_QUERY_COST: '40000',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -67,6 +71,7 @@ describe('loadConfig', () => {
       production: true,
       positionsBatchSize: 25,
       assetsFallbackUrl: 'http://assets-b:7003',
+      maxQueryCost: 40_000,
     });
   });
 });

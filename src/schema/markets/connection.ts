@@ -1,6 +1,7 @@
 import { badUserInput } from '../../errors.js';
 import { marketTokens, type TokenRef } from '../../models/index.js';
 import { builder } from '../builder.js';
+import { pageCost } from '../common/cost.js';
 import { upstreamValue } from '../common/errors.js';
 import { boundCursors, resumeInUpstreamPage } from '../common/upstream-page.js';
 import { MarketRef } from '../refs.js';
@@ -31,6 +32,7 @@ const MarketConnection = builder.connectionObject(
 builder.queryFields((t) => ({
   markets: t.field({
     type: MarketConnection,
+    complexity: pageCost(MARKETS_PAGE),
     description:
       'Markets as the markets service lists them, forward only. `endCursor` continues where the page ended; an edge `cursor` ' +
       'from the middle of a page resumes right after that edge (the gateway re-reads that upstream page and skips the edges before it, ' +
