@@ -34,6 +34,8 @@ export function useQueryCost(options: QueryCostOptions): Plugin {
     let costs = cached.get(args.document);
     if (!costs) cached.set(args.document, (costs = new LRUCache({ max: options.cachePerDocument ?? 64, ttl: 60_000 })));
     const key = `${args.operationName ?? ''}\0${JSON.stringify(args.variableValues ?? {})}`;
+    // Large variables (a send to 10,000 wallets) would make large keys: measured, not kept.
+    if (key.length > MAX_CACHE_KEY_LENGTH) return operationCost(args, options.maxNodes);
     let entry = costs.get(key);
     if (!entry) costs.set(key, (entry = { cost: operationCost(args, options.maxNodes) }));
     return entry.cost;
@@ -50,6 +52,7 @@ export function useQueryCost(options: QueryCostOptions): Plugin {
 }
 
 const DEFAULT_MAX_NODES = 10_000;
+const MAX_CACHE_KEY_LENGTH = 4096;
 
 type Cost = number | null | 'too-large';
 type CostArgs = Pick<ExecutionArgs, 'schema' | 'document' | 'operationName' | 'variableValues' | 'contextValue'>;

@@ -124,6 +124,16 @@ describe('MAX_QUERY_COST at the gateway', () => {
     );
   });
 
+  it('refuses a document whose fragments spread past 10,000 selections, without counting on', async () => {
+    // F4 spreads F3 eleven times, ... : 11^4 selections of __typename from a document of a few hundred
+    // tokens, within armor's depth and token limits.
+    const fragments = Array.from({ length: 4 }, (_, i) => `fragment F${i + 1} on Query { ${`...F${i} `.repeat(11)}}`).join(' ');
+    const result = await gw.execute(`{ ...F4 } fragment F0 on Query { __typename } ${fragments}`);
+    expect(result.status).toBe(400);
+    expect(result.errors?.[0]?.extensions).toEqual({ code: 'QUERY_TOO_COMPLEX', maxCost: DEFAULT_MAX_QUERY_COST });
+    expect(result.errors?.[0]?.message).toMatch(/more than 10000 fields/);
+  });
+
   it('takes its limit from MAX_QUERY_COST', async () => {
     const small = await startTestGateway({ sim: gw.sim, config: { maxQueryCost: 100 } });
     try {
