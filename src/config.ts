@@ -44,7 +44,7 @@ export class ConfigError extends Error {
 }
 
 const UPSTREAM_VARS = { alerts: 'ALERTS_URL', markets: 'MARKETS_URL', assets: 'ASSETS_URL' } as const;
-/** Calibrated on the real screens (test/query-cost.test.ts prints their costs): see the README. */
+/** Calibrated on the real screens (test/plugins/query-cost.test.ts prints their costs): see the README. */
 export const DEFAULT_MAX_QUERY_COST = 20_000;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
