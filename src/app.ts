@@ -10,6 +10,7 @@ import { useGraphQLStreamPath } from './events/stream-path.js';
 import { useEventsWebhook } from './events/webhook.js';
 import { boundedParseCache, useDocumentLimits } from './plugins/document-limits.js';
 import { useStrictUrlParams } from './plugins/url-params.js';
+import { useQueryCost } from './plugins/query-cost.js';
 import { schema } from './schema/index.js';
 import type { Services } from './services.js';
 
@@ -72,7 +73,8 @@ export function createApp(options: AppOptions): App {
         maxAliases: { n: 30, onReject: [tooComplex] },
         maxDirectives: { n: 50, onReject: [tooComplex] },
         maxTokens: { n: 5000, onReject: [tooComplex] },
-        costLimit: { maxCost: 50_000, onReject: [tooComplex] },
+        // Cost is measured with list sizes by useQueryCost instead.
+        costLimit: { enabled: false },
         // Field suggestions leak the schema; keep them only where introspection is on anyway.
         blockFieldSuggestion: { enabled: config.production },
       }),
@@ -90,6 +92,7 @@ export function createApp(options: AppOptions): App {
           graphql_envelop_deprecated_field: true,
         },
       }),
+      useQueryCost({ maxCost: config.maxQueryCost }),
       ...(options.plugins ?? []),
     ],
   });
@@ -97,7 +100,14 @@ export function createApp(options: AppOptions): App {
   return { yoga, setDraining: (value) => (draining = value) };
 }
 
-/** Security limits reject during validation; give their errors the public code callers can branch on. */
+/**
+ * Security limits reject during validation; give their errors the public code callers can branch on,
+ * and drop armor's "Syntax Error: " prefix: the document is well formed, only too big.
+ */
 function tooComplex(_context: unknown, error: GraphQLError): void {
-  (error.extensions as Record<string, unknown>)['code'] = 'QUERY_TOO_COMPLEX';
+  const extensions = error.extensions as Record<string, unknown>;
+  extensions['code'] = 'QUERY_TOO_COMPLEX';
+  // A whole-request refusal is HTTP 400 for application/json callers too, as the cost limit's.
+  extensions['http'] = { status: 400 };
+  error.message = error.message.replace(/^Syntax Error: /, '');
 }

@@ -31,6 +31,8 @@ export interface Config {
   upstreamCallBudget: number;
   /** How often the shared market index re-reads the markets listing in the background, in milliseconds. */
   marketIndexRefreshMs: number;
+  /** Largest admitted operation cost, list sizes multiplied in (plugins/query-cost.ts). */
+  maxQueryCost: number;
 }
 
 export class ConfigError extends Error {
@@ -44,6 +46,8 @@ export class ConfigError extends Error {
 }
 
 const UPSTREAM_VARS = { alerts: 'ALERTS_URL', markets: 'MARKETS_URL', assets: 'ASSETS_URL' } as const;
+/** Calibrated on the real screens (test/plugins/query-cost.test.ts prints their costs): see the README. */
+export const DEFAULT_MAX_QUERY_COST = 20_000;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
@@ -84,6 +88,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     simulatorSeed: integer(env, 'SIMULATOR_SEED', 42, 0, 2 ** 31 - 1),
     upstreamCallBudget: integer(env, 'UPSTREAM_CALL_BUDGET', 500, 10, 100_000),
     marketIndexRefreshMs: integer(env, 'MARKET_INDEX_REFRESH_MS', 60_000, 1_000, 3_600_000),
+    maxQueryCost: integer(env, 'MAX_QUERY_COST', DEFAULT_MAX_QUERY_COST, 100, 10_000_000),
   });
 }
 

@@ -12,6 +12,7 @@ describe('loadConfig', () => {
     expect(config.assetsTimeoutMs).toBe(1500);
     expect(config.upstreamCallBudget).toBe(500);
     expect(config.marketIndexRefreshMs).toBe(60_000);
+    expect(config.maxQueryCost).toBe(20_000);
     expect(config.production).toBe(false);
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -48,6 +49,8 @@ describe('loadConfig', () => {
     ['UPSTREAM_CALL_BUDGET', '-1', /UPSTREAM_CALL_BUDGET/],
     ['MARKET_INDEX_REFRESH_MS', '10', /MARKET_INDEX_REFRESH_MS/],
     ['MARKET_INDEX_REFRESH_MS', 'soon', /MARKET_INDEX_REFRESH_MS/],
+    ['MAX_QUERY_COST', 'lots', /MAX_QUERY_COST/],
+    ['MAX_QUERY_COST', '99', /MAX_QUERY_COST/],
   ])('names %s when it is bad (%s)', (name, value, pattern) => {
     expect(() => loadConfig({ [name]: value })).toThrow(pattern);
   });
@@ -62,6 +65,7 @@ describe('loadConfig', () => {
       POSITIONS_BATCH_SIZE: '25',
       ASSETS_FALLBACK_URL: 'http://assets-b:7003',
       MARKET_INDEX_REFRESH_MS: '15000',
+      MAX_QUERY_COST: '40000',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -72,6 +76,7 @@ describe('loadConfig', () => {
       positionsBatchSize: 25,
       assetsFallbackUrl: 'http://assets-b:7003',
       marketIndexRefreshMs: 15_000,
+      maxQueryCost: 40_000,
     });
   });
 });

@@ -1,10 +1,12 @@
 import SchemaBuilder, { brandWithType } from '@pothos/core';
+import ComplexityPlugin from '@pothos/plugin-complexity';
 import RelayPlugin from '@pothos/plugin-relay';
 import { decodeGlobalID } from '@pothos/plugin-relay';
 import { isObjectType, type GraphQLSchema } from 'graphql';
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
 import type { Context } from '../context.js';
 import { badUserInput } from '../errors.js';
+import { lengthCost, UNPAGINATED_LIST_BOUND } from './common/cost.js';
 
 /** Ids one `nodes(ids:)` takes at most: each may cost an upstream call. */
 export const MAX_NODES = 100;
@@ -26,11 +28,18 @@ export const builder = new SchemaBuilder<{
     JSON: { Input: unknown; Output: unknown };
   };
 }>({
-  plugins: [RelayPlugin],
+  plugins: [RelayPlugin, ComplexityPlugin],
+  // Field costs only: the limit is enforced once per operation, before execution, by plugins/query-cost.ts.
+  complexity: { defaultComplexity: 1, defaultListMultiplier: UNPAGINATED_LIST_BOUND, disabled: true },
   relay: {
     clientMutationId: 'omit',
     cursorType: 'String',
-    edgesFieldOptions: { nullable: { list: false, items: false }, description: 'The items of this page, each with its cursor.' },
+    // The connection field multiplies by its page size (schema/common/cost.ts): edges add no second factor.
+    edgesFieldOptions: {
+      nullable: { list: false, items: false },
+      description: 'The items of this page, each with its cursor.',
+      complexity: { field: 1, multiplier: 1 },
+    },
     nodeFieldOptions: { nullable: false, description: 'The item at the end of the edge.' },
     idFieldOptions: { description: 'Opaque global id: pass it to `node(id:)` to fetch this object again.' },
     cursorFieldOptions: { description: 'Opaque cursor of this edge: pass it as `after` to continue after it.' },
@@ -60,6 +69,7 @@ export const builder = new SchemaBuilder<{
         isNodeObject(info.schema, args.id.typename) ? resolveNode(args.id) : null,
     },
     nodesQueryOptions: {
+      complexity: lengthCost('ids'),
       description: `Fetches objects by their global ids (at most ${MAX_NODES}), in order; null for each one that does not exist or failed (with its error).`,
       resolve: (_root, args, _context, info, resolveNodes) => {
         const all = args.ids;

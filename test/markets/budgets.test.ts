@@ -8,7 +8,9 @@ describe('upstream call budgets of the markets domain', () => {
   let gw: TestGateway;
 
   beforeAll(async () => {
-    gw = await startTestGateway();
+    // These tests count upstream calls: 60 markets with a year of daily APY history each is past the
+    // default MAX_QUERY_COST (test/plugins/query-cost.test.ts holds the limit's own cases).
+    gw = await startTestGateway({ config: { maxQueryCost: 1_000_000 } });
   });
   afterAll(() => gw.close());
   beforeEach(() => gw.sim.controls.reset());

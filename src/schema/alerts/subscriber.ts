@@ -1,5 +1,6 @@
 import { INBOX_MAX_LIMIT } from '../../loaders/alerts.js';
 import { builder } from '../builder.js';
+import { pageCost } from '../common/cost.js';
 import { ChannelRef, SubscribedAppRef, SubscriberRef, WalletRef } from '../refs.js';
 import { ChannelTypeEnum } from './channel.js';
 import { inboxCursors, readInbox } from './inbox.js';
@@ -45,6 +46,7 @@ builder.node(SubscriberRef, {
     }),
     inbox: t.field({
       type: NotificationConnectionRef,
+      complexity: pageCost({ default: INBOX_DEFAULT_FIRST, max: INBOX_MAX_LIMIT }),
       description: `The notification history, newest first: one app's, or the unified inbox of every subscribed app. Forward paging only.`,
       args: {
         first: t.arg.int({ description: `How many (1–${INBOX_MAX_LIMIT}); default ${INBOX_DEFAULT_FIRST}.` }),

@@ -2,6 +2,7 @@ import { upstreamUnavailable } from '../../errors.js';
 import type { AssetPrice, AssetView, PricePoint, TokenRef } from '../../models/index.js';
 import { isValidAssetId, MAX_HISTORY_POINTS, PRICE_HISTORY_RESOLUTIONS } from '../../upstream/index.js';
 import { builder } from '../builder.js';
+import { lengthCost, pagedHistoryCost } from '../common/cost.js';
 import { checkWindow } from '../common/inputs.js';
 import type { Context } from '../../context.js';
 import { ResolutionEnum } from '../enums.js';
@@ -132,6 +133,7 @@ builder.node(AssetRef, {
     priceHistory: t.connection(
       {
         type: PricePointRef,
+        complexity: pagedHistoryCost(PRICE_HISTORY_WINDOW),
         description: `Prices over a range, oldest first. One range holds at most ${MAX_HISTORY_POINTS} points; \`first\` and \`last\` take 1 to ${MAX_HISTORY_POINTS} (default: the whole range).`,
         args: {
           from: t.arg({ type: 'DateTime', required: true, description: 'Start of the range.' }),
@@ -220,6 +222,7 @@ builder.queryFields((t) => ({
   }),
   assets: t.field({
     type: [AssetRef],
+    complexity: lengthCost('ids'),
     nullable: { list: false, items: true },
     description: `Assets by id, one entry per id in the order given (null where unknown); each distinct id is looked up once. At most ${MAX_ASSET_IDS} ids.`,
     args: { ids: t.arg.stringList({ required: true, description: `Asset ids, \`<chain>:<address or symbol>\`; at most ${MAX_ASSET_IDS}.` }) },

@@ -1,5 +1,6 @@
 import type { AssetSummary, AssetView } from '../../models/index.js';
 import { builder } from '../builder.js';
+import { pageCost } from '../common/cost.js';
 import { resumeInUpstreamPage } from '../common/upstream-page.js';
 import { AssetRef } from '../refs.js';
 import { AssetTypeEnum } from './asset.js';
@@ -44,6 +45,7 @@ const AssetSearchConnection = builder.connectionObject(
 builder.queryFields((t) => ({
   searchAssets: t.field({
     type: AssetSearchConnection,
+    complexity: pageCost(SEARCH_PAGE),
     description:
       'Assets whose name, symbol or tag matches `query` (case-insensitive), best matches first; an empty query lists every asset. ' +
       'Forward only: `endCursor` continues where the page ended, an edge `cursor` right after that edge (the next page may then ' +

@@ -2,6 +2,7 @@ import { badUserInput } from '../../errors.js';
 import type { Market } from '../../models/index.js';
 import { builder } from '../builder.js';
 import { decodeCursor, encodeCursor, fieldsOf } from '../common/cursor.js';
+import { pageCost } from '../common/cost.js';
 import { MarketRef } from '../refs.js';
 import { filterFingerprint, MarketFilterInputRef, parseMarketFilter } from './filter.js';
 
@@ -64,6 +65,7 @@ const MarketConnection = builder.connectionObject(
 builder.queryFields((t) => ({
   markets: t.field({
     type: MarketConnection,
+    complexity: pageCost(MARKETS_PAGE),
     description:
       'Markets as the markets service lists them, forward only, served from the gateway\'s copy of the listing (refreshed in the ' +
       'background). An edge `cursor` resumes right after its market, `endCursor` after the page; a cursor stays valid across ' +

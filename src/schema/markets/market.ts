@@ -2,6 +2,7 @@ import type { Market, MarketType } from '../../models/index.js';
 import type { Context } from '../../context.js';
 import { MARKET_HISTORY_RESOLUTIONS, MAX_HISTORY_POINTS } from '../../upstream/index.js';
 import { builder } from '../builder.js';
+import { historyCost } from '../common/cost.js';
 import { checkWindow, type WindowRules } from '../common/inputs.js';
 import { windowArgs } from '../common/window-args.js';
 import { MarketStatusEnum, MarketTypeEnum } from '../enums.js';
@@ -73,6 +74,7 @@ MarketRef.implement({
     additionalData: t.field({ type: 'JSON', description: 'Extra data the upstream sends as is.', resolve: (m) => m.additionalData }),
     apyHistory: t.field({
       type: [MarketApyPoint],
+      complexity: historyCost(APY_HISTORY_WINDOW),
       description: 'APY and deposit history, at most 2,000 points per market. Markets of one request are fetched together, up to 50 per upstream call.',
       args: windowArgs(t.arg, APY_HISTORY_WINDOW, {
         from: 'Start of the window.',

@@ -1,5 +1,6 @@
 import { walletTotalValueUsd, type WalletValuePoint } from '../../models/index.js';
 import { builder } from '../builder.js';
+import { historyCost, lengthCost, pageCost } from '../common/cost.js';
 import { checkWindow, isSolanaAddress } from '../common/inputs.js';
 import { windowArgs } from '../common/window-args.js';
 import { MarketStatusEnum, MarketTypeEnum } from '../enums.js';
@@ -30,6 +31,7 @@ builder.node(WalletRef, {
     positions: t.connection(
       {
         type: PositionRef,
+        complexity: pageCost({ default: POSITIONS_PAGE.defaultSize, max: POSITIONS_PAGE.maxSize }),
         description: `The wallet's positions in the upstream's order, filtered by \`type\` and \`status\` (the market status). \`first\` and \`last\` take 0 to ${POSITIONS_PAGE.maxSize}; default ${POSITIONS_PAGE.defaultSize}.`,
         args: {
           type: t.arg({ type: MarketTypeEnum, description: 'Only positions in markets of this type.' }),
@@ -65,6 +67,7 @@ builder.node(WalletRef, {
     }),
     valueHistory: t.field({
       type: [WalletValuePointRef],
+      complexity: historyCost(VALUE_HISTORY_WINDOW),
       nullable: { list: true, items: false },
       description:
         'Value over time, oldest first: per timestamp, the sum of the USD values of the positions. Data starts at 2025-10-08T00:00:00Z; a range holds at most 2,000 points.',
@@ -90,6 +93,7 @@ builder.queryFields((t) => ({
   }),
   wallets: t.field({
     type: [WalletRef],
+    complexity: lengthCost('addresses'),
     nullable: { list: true, items: false },
     description: `Several wallets at once, duplicates removed, in the order given (at most ${MAX_WALLETS}).`,
     args: {

@@ -1,0 +1,113 @@
+import type { FieldComplexity } from '@pothos/plugin-complexity';
+import { getOperationAST, getVariableValues, type DocumentNode, type ExecutionArgs, type GraphQLError } from 'graphql';
+import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
+import type { Plugin } from 'graphql-yoga';
+import { LRUCache } from 'lru-cache';
+import { gatewayError } from '../errors.js';
+
+export interface QueryCostOptions {
+  /** Largest admitted cost (`MAX_QUERY_COST`; no default here: config.ts holds the calibrated one). */
+  maxCost: number;
+  /**
+   * Selections measured at most, fragments spread (graphql-query-complexity's `maxQueryNodes`);
+   * default 10,000. Past it the operation is refused without finishing the count.
+   */
+  maxNodes?: number;
+  /**
+   * Costs remembered per parsed document (Yoga's parser cache hands out the same document for the
+   * same text), keyed by operation name and variables; default 64 per document, for a minute (a
+   * history window that ends "now" grows). Costs depend on arguments only, never on the caller.
+   */
+  cachePerDocument?: number;
+}
+
+/**
+ * Refuses an operation whose cost is above `maxCost` before anything of it runs: `QUERY_TOO_COMPLEX`
+ * with `extensions.cost` and `extensions.maxCost`, HTTP 400 over HTTP. List sizes come from the
+ * arguments with this request's variables, so the check runs when the operation is about to execute
+ * or subscribe, for the operation that runs, over HTTP, SSE and WebSocket alike (all go through this
+ * envelop pipeline).
+ */
+export function useQueryCost(options: QueryCostOptions): Plugin {
+  const cached = new WeakMap<DocumentNode, LRUCache<string, { cost: Cost }>>();
+  const measure = (args: ExecutionArgs): Cost => {
+    let costs = cached.get(args.document);
+    if (!costs) cached.set(args.document, (costs = new LRUCache({ max: options.cachePerDocument ?? 64, ttl: 60_000 })));
+    const key = `${args.operationName ?? ''}\0${JSON.stringify(args.variableValues ?? {})}`;
+    // Large variables (a send to 10,000 wallets) would make large keys: measured, not kept.
+    if (key.length > MAX_CACHE_KEY_LENGTH) return operationCost(args, options.maxNodes);
+    let entry = costs.get(key);
+    if (!entry) costs.set(key, (entry = { cost: operationCost(args, options.maxNodes) }));
+    return entry.cost;
+  };
+  const check = (args: ExecutionArgs, refuse: (error: GraphQLError) => void) => {
+    const cost = measure(args);
+    if (cost === 'too-large') refuse(tooManyNodes(options.maxNodes ?? DEFAULT_MAX_NODES, options.maxCost));
+    else if (cost !== null && cost > options.maxCost) refuse(tooComplex(cost, options.maxCost));
+  };
+  return {
+    onExecute: ({ args, setResultAndStopExecution }) => check(args, (error) => setResultAndStopExecution({ errors: [error] })),
+    onSubscribe: ({ args, setResultAndStopExecution }) => check(args, (error) => setResultAndStopExecution({ errors: [error] })),
+  };
+}
+
+const DEFAULT_MAX_NODES = 10_000;
+const MAX_CACHE_KEY_LENGTH = 4096;
+
+type Cost = number | null | 'too-large';
+type CostArgs = Pick<ExecutionArgs, 'schema' | 'document' | 'operationName' | 'variableValues' | 'contextValue'>;
+
+/**
+ * The cost of the operation `args` selects, with its variables: every selected field costs what it
+ * declares (`complexity` beside the field, `@pothos/plugin-complexity`'s option; 1 by default), plus its
+ * sub-selection's cost times the size of the list it opens. Fragments on an interface cost the most
+ * expensive of the types the field can return, not their sum (graphql-query-complexity's traversal).
+ * `null` when it cannot be measured (no such operation, variables that do not coerce): execution then
+ * reports that error itself. `too-large` past `maxNodes` selections.
+ */
+export function operationCost(args: CostArgs, maxNodes = DEFAULT_MAX_NODES): Cost {
+  const operation = getOperationAST(args.document, args.operationName);
+  if (!operation) return null;
+  const variables = (args.variableValues ?? {}) as Record<string, unknown>;
+  if (getVariableValues(args.schema, operation.variableDefinitions ?? [], variables).errors) return null;
+  try {
+    return getComplexity({
+      schema: args.schema,
+      query: args.document,
+      variables,
+      ...(operation.name ? { operationName: operation.name.value } : {}),
+      ...(args.contextValue ? { context: args.contextValue as Record<string, unknown> } : {}),
+      estimators: [pothosComplexity],
+      maxQueryNodes: maxNodes,
+    });
+  } catch (error) {
+    if ((error as Error).message.includes('maximum allowed number of nodes')) return 'too-large';
+    throw error;
+  }
+}
+
+/** Reads the cost a field declares through `@pothos/plugin-complexity` (every Pothos field has one). */
+const pothosComplexity: ComplexityEstimator = ({ field, args, childComplexity, context }) => {
+  let declared = field.extensions?.['complexity'] as FieldComplexity<unknown, Record<string, unknown>> | undefined;
+  if (typeof declared === 'function') declared = declared(args, context ?? {}, field);
+  // Introspection's own fields declare nothing.
+  if (declared === undefined) return 1 + childComplexity;
+  if (typeof declared === 'number') return declared + childComplexity;
+  return (declared.field ?? 1) + Math.max(declared.multiplier ?? 1, 0) * childComplexity;
+};
+
+function tooComplex(cost: number, maxCost: number): GraphQLError {
+  return gatewayError(
+    `This operation costs ${cost}, above the limit of ${maxCost}: ask for fewer items (smaller first, fewer ids or aliases, less nesting).`,
+    'QUERY_TOO_COMPLEX',
+    { cost, maxCost, http: { status: 400 } },
+  );
+}
+
+function tooManyNodes(maxNodes: number, maxCost: number): GraphQLError {
+  return gatewayError(
+    `This operation selects more than ${maxNodes} fields once its fragments are spread: its cost was not measured further.`,
+    'QUERY_TOO_COMPLEX',
+    { maxCost, http: { status: 400 } },
+  );
+}
