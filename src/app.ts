@@ -7,7 +7,9 @@ import type { Config } from './config.js';
 import { createContext, type Context, type ServerContext } from './context.js';
 import { useGraphQLStreamPath } from './events/stream-path.js';
 import { useEventsWebhook } from './events/webhook.js';
+import { useGatewayResponseCache } from './plugins/response-cache.js';
 import { schema } from './schema/index.js';
+import { createResponseCacheStore } from './stores/response-cache.js';
 import { CallBudget, withCallBudget } from './upstream/budget.js';
 import type { Services } from './services.js';
 
@@ -78,6 +80,7 @@ export function createApp(options: AppOptions): App {
         },
       }),
       useCallBudget(config.upstreamCallBudget),
+      ...(config.responseCache ? [useGatewayResponseCache({ store: responseCacheStore(options), ttlMs: config.responseCacheTtlMs })] : []),
       ...(options.plugins ?? []),
     ],
   });
@@ -92,6 +95,15 @@ export function createApp(options: AppOptions): App {
  */
 function useCallBudget(limit: number): Plugin {
   return { instrumentation: { execute: (_payload, wrapped) => withCallBudget(new CallBudget(limit), wrapped) } };
+}
+
+function responseCacheStore({ config, services }: AppOptions) {
+  return createResponseCacheStore({
+    logger: services.logger,
+    redis: services.redis,
+    maxBytes: config.responseCacheMaxBytes,
+    ownerIndexTtlMs: config.responseCacheTtlMs.private,
+  });
 }
 
 /** Security limits reject during validation; give their errors the public code callers can branch on. */

@@ -29,6 +29,23 @@ export interface Config {
   simulatorSeed: number;
   /** Upstream calls one query or mutation may make at most (lists and aliases multiply them). */
   upstreamCallBudget: number;
+  /** The whole-result response cache (`RESPONSE_CACHE=off` turns it off). */
+  responseCache: boolean;
+  /** In-process bound of that cache, in bytes of cached JSON (Redis holds it when `redisUrl` is set). */
+  responseCacheMaxBytes: number;
+  /** How long a cached result may live, by the kind of data it holds (the shortest of its kinds wins). */
+  responseCacheTtlMs: Readonly<ResponseCacheTtls>;
+}
+
+export interface ResponseCacheTtls {
+  /** Markets, providers and their histories. */
+  markets: number;
+  /** Prices, price histories and wallet positions and values (they move with prices). */
+  prices: number;
+  /** Asset metadata and search. */
+  metadata: number;
+  /** A caller's own data (subscriber, channels, apps, topics, inbox), cached per credentials. */
+  private: number;
 }
 
 export class ConfigError extends Error {
@@ -81,6 +98,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     assetsTimeoutMs: integer(env, 'ASSETS_TIMEOUT_MS', 1500, 50, 120_000),
     simulatorSeed: integer(env, 'SIMULATOR_SEED', 42, 0, 2 ** 31 - 1),
     upstreamCallBudget: integer(env, 'UPSTREAM_CALL_BUDGET', 500, 10, 100_000),
+    responseCache: onOff(read('RESPONSE_CACHE'), 'RESPONSE_CACHE', true),
+    responseCacheMaxBytes: integer(env, 'RESPONSE_CACHE_MAX_BYTES', 64 * 1024 * 1024, 1024, 2 ** 40),
+    responseCacheTtlMs: Object.freeze({
+      markets: integer(env, 'RESPONSE_CACHE_TTL_MARKETS_MS', 30_000, 0, 86_400_000),
+      prices: integer(env, 'RESPONSE_CACHE_TTL_PRICES_MS', 10_000, 0, 86_400_000),
+      metadata: integer(env, 'RESPONSE_CACHE_TTL_METADATA_MS', 300_000, 0, 86_400_000),
+      private: integer(env, 'RESPONSE_CACHE_TTL_PRIVATE_MS', 5_000, 0, 86_400_000),
+    }),
   });
 }
 
@@ -106,6 +131,13 @@ function redisUrl(value: string | null): string | null {
   }
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new ConfigError('REDIS_URL', 'must be a redis:// or rediss:// URL');
   return value;
+}
+
+function onOff(value: string | null, name: string, fallback: boolean): boolean {
+  if (value === null) return fallback;
+  if (value === 'on') return true;
+  if (value === 'off') return false;
+  throw new ConfigError(name, 'must be on or off');
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
