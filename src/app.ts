@@ -80,7 +80,7 @@ export function createApp(options: AppOptions): App {
         },
       }),
       useCallBudget(config.upstreamCallBudget),
-      ...(config.responseCache ? [useGatewayResponseCache({ store: responseCacheStore(options), ttlMs: config.responseCacheTtlMs })] : []),
+      ...(config.responseCache ? [useGatewayResponseCache({ store: responseCacheStore(options), ttlMs: config.responseCacheTtlMs, registry: services.registry })] : []),
       ...(options.plugins ?? []),
     ],
   });

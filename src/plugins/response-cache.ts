@@ -3,6 +3,7 @@ import { getOperationAST, parse, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import { createHash } from 'node:crypto';
+import { Counter, type Registry } from 'prom-client';
 import type { ResponseCacheTtls } from '../config.js';
 import { readCredentials, type Context } from '../context.js';
 import type { SubscriberCredentials } from '../upstream/index.js';
@@ -16,6 +17,8 @@ export interface ResponseCacheOptions {
   ttlMs: Readonly<ResponseCacheTtls>;
   /** Distinct query documents whose cache policy is remembered. Default 1000. */
   maxDocuments?: number;
+  /** Where `gateway_response_cache_requests_total` (by outcome: hit, miss, bypass) is registered. Default: none. */
+  registry?: Registry;
 }
 
 /** What the cache decided for one HTTP request, read by every later hook. */
@@ -24,6 +27,8 @@ interface RequestState {
   policy: CachePolicy | null;
   /** `public`, or the hash of the caller's credentials when the document selects private data. */
   owner: string;
+  /** Answered from the cache. */
+  hit?: boolean;
 }
 
 /**
@@ -33,13 +38,21 @@ interface RequestState {
  * the credentials themselves. Results with errors are not cached. A mutation drops everything cached
  * for its caller before it answers. Responses carry `ETag` and `Cache-Control` (`public` or `private`
  * with the remaining `max-age`, `no-store` when not cached); `If-None-Match` on a GET gets 304.
- * `Cache-Control: no-cache` (or `no-store`) on a request bypasses the cache.
+ * `Cache-Control: no-cache` (or `no-store`) or `X-Gateway-Debug` on a request bypasses the cache.
  */
 export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<Context> {
   const { store, ttlMs } = options;
   const states = new WeakMap<Request, RequestState>();
   const policies = new LRUCache<string, { policy: CachePolicy | null }>({ max: options.maxDocuments ?? 1000 });
   let schema: GraphQLSchema | undefined;
+  const outcomes = options.registry
+    ? new Counter({
+        name: 'gateway_response_cache_requests_total',
+        help: 'GraphQL requests by response cache outcome: hit, miss (answered by execution), bypass (not cacheable).',
+        labelNames: ['outcome'],
+        registers: [options.registry],
+      })
+    : null;
 
   const policyOf = (query: string): CachePolicy | null => {
     let known = policies.get(query);
@@ -71,7 +84,8 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
       addPlugin({
         onParams({ params, request }) {
           const query = params.query;
-          const bypass = /\bno-(cache|store)\b/i.test(request.headers.get('cache-control') ?? '');
+          // A debugging request's answer carries its own upstream ledger: neither served from nor stored in the cache.
+          const bypass = /\bno-(cache|store)\b/i.test(request.headers.get('cache-control') ?? '') || request.headers.has('x-gateway-debug');
           const policy = query && !bypass ? policyOf(query) : null;
           const credentials = policy?.scope === 'PRIVATE' ? readCredentials(request.headers).subscriber : null;
           states.set(request, { policy, owner: credentials ? ownerHash(credentials) : PUBLIC_OWNER });
@@ -109,9 +123,15 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
       if (operation?.operation !== 'mutation' || !credentials) return;
       return { onExecuteDone: () => store.invalidateOwner(ownerHash(credentials)) };
     },
+    onResultProcess({ request, result }) {
+      const state = states.get(request);
+      if (state && (result as Record<symbol, unknown>)[SERVED_FROM_CACHE]) state.hit = true;
+    },
     onResponse({ request, response }) {
       const state = states.get(request);
-      if (!state || response.status === 304) return;
+      if (state) outcomes?.inc({ outcome: !state.policy ? 'bypass' : state.hit ? 'hit' : 'miss' });
+      // A 304 has no body to describe; a stream (subscriptions) sets its own.
+      if (!state || response.status === 304 || response.headers.has('cache-control')) return;
       if (!state.policy || !response.headers.has('etag')) {
         response.headers.set('cache-control', 'no-store');
         return;
@@ -122,6 +142,9 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
     },
   };
 }
+
+/** How Yoga's response cache marks a result it served. */
+const SERVED_FROM_CACHE = Symbol.for('servedFromResponseCache');
 
 /** The cache's name for a caller: a hash of everything the alerts service identifies them by. */
 function ownerHash({ authorization, clientKey }: SubscriberCredentials): string {

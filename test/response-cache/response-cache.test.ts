@@ -221,6 +221,24 @@ describe('HTTP caching of GET queries', () => {
     const fresh = await get(SEARCH, { 'cache-control': 'no-cache' });
     expect(fresh.headers.get('cache-control')).toBe('no-store');
     expect(callsSinceLast()).toEqual({ 'assets GET /v0/search': 1 });
+
+    // A debugging request's answer carries its own ledger: it bypasses the cache too.
+    const debug = await get(SEARCH, { 'x-gateway-debug': '1' });
+    expect(debug.headers.get('cache-control')).toBe('no-store');
+    expect(callsSinceLast()).toEqual({ 'assets GET /v0/search': 1 });
+  });
+});
+
+describe('metrics', () => {
+  it('count hits, misses and requests the cache does not serve', async () => {
+    await gw.execute(SEARCH);
+    await gw.execute(SEARCH);
+    await gw.execute(SEARCH);
+    await gw.execute('mutation { markNotificationsRead { userErrors { code } } }', {}, gw.viewerHeaders);
+    const metrics = await (await gw.app.yoga.fetch('http://gateway.test/metrics')).text();
+    expect(metrics).toContain('gateway_response_cache_requests_total{outcome="miss"} 1');
+    expect(metrics).toContain('gateway_response_cache_requests_total{outcome="hit"} 2');
+    expect(metrics).toContain('gateway_response_cache_requests_total{outcome="bypass"} 1');
   });
 });
 
