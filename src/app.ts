@@ -11,7 +11,9 @@ import { useEventsWebhook } from './events/webhook.js';
 import { boundedParseCache, useDocumentLimits } from './plugins/document-limits.js';
 import { useStrictUrlParams } from './plugins/url-params.js';
 import { useQueryCost } from './plugins/query-cost.js';
+import { useGatewayResponseCache } from './plugins/response-cache.js';
 import { schema } from './schema/index.js';
+import { createResponseCacheStore } from './stores/response-cache.js';
 import type { Services } from './services.js';
 
 /**
@@ -93,6 +95,7 @@ export function createApp(options: AppOptions): App {
         },
       }),
       useQueryCost({ maxCost: config.maxQueryCost }),
+      ...(config.responseCache ? [useGatewayResponseCache({ store: responseCacheStore(options), ttlMs: config.responseCacheTtlMs, registry: services.registry })] : []),
       ...(options.plugins ?? []),
     ],
   });
@@ -104,6 +107,16 @@ export function createApp(options: AppOptions): App {
  * Security limits reject during validation; give their errors the public code callers can branch on,
  * and drop armor's "Syntax Error: " prefix: the document is well formed, only too big.
  */
+function responseCacheStore({ config, services }: AppOptions) {
+  return createResponseCacheStore({
+    logger: services.logger,
+    redis: services.redis,
+    maxBytes: config.responseCacheMaxBytes,
+    ownerIndexTtlMs: config.responseCacheTtlMs.private,
+  });
+}
+
+/** Security limits reject during validation; give their errors the public code callers can branch on. */
 function tooComplex(_context: unknown, error: GraphQLError): void {
   const extensions = error.extensions as Record<string, unknown>;
   extensions['code'] = 'QUERY_TOO_COMPLEX';

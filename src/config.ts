@@ -33,6 +33,23 @@ export interface Config {
   marketIndexRefreshMs: number;
   /** Largest admitted operation cost, list sizes multiplied in (plugins/query-cost.ts). */
   maxQueryCost: number;
+  /** The whole-result response cache (`RESPONSE_CACHE=off` turns it off). */
+  responseCache: boolean;
+  /** In-process bound of that cache, in bytes of cached JSON (Redis holds it when `redisUrl` is set). */
+  responseCacheMaxBytes: number;
+  /** How long a cached result may live, by the kind of data it holds (the shortest of its kinds wins). */
+  responseCacheTtlMs: Readonly<ResponseCacheTtls>;
+}
+
+export interface ResponseCacheTtls {
+  /** Markets, providers and their histories. */
+  markets: number;
+  /** Prices, price histories and wallet positions and values (they move with prices). */
+  prices: number;
+  /** Asset metadata and search. */
+  metadata: number;
+  /** A caller's own data (subscriber, channels, apps, topics, inbox), cached per credentials. */
+  private: number;
 }
 
 export class ConfigError extends Error {
@@ -89,6 +106,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     upstreamCallBudget: integer(env, 'UPSTREAM_CALL_BUDGET', 500, 10, 100_000),
     marketIndexRefreshMs: integer(env, 'MARKET_INDEX_REFRESH_MS', 60_000, 1_000, 3_600_000),
     maxQueryCost: integer(env, 'MAX_QUERY_COST', DEFAULT_MAX_QUERY_COST, 100, 10_000_000),
+    responseCache: onOff(read('RESPONSE_CACHE'), 'RESPONSE_CACHE', true),
+    responseCacheMaxBytes: integer(env, 'RESPONSE_CACHE_MAX_BYTES', 64 * 1024 * 1024, 1024, 2 ** 40),
+    responseCacheTtlMs: Object.freeze({
+      markets: integer(env, 'RESPONSE_CACHE_TTL_MARKETS_MS', 30_000, 0, 86_400_000),
+      prices: integer(env, 'RESPONSE_CACHE_TTL_PRICES_MS', 10_000, 0, 86_400_000),
+      metadata: integer(env, 'RESPONSE_CACHE_TTL_METADATA_MS', 300_000, 0, 86_400_000),
+      private: integer(env, 'RESPONSE_CACHE_TTL_PRIVATE_MS', 5_000, 0, 86_400_000),
+    }),
   });
 }
 
@@ -114,6 +139,13 @@ function redisUrl(value: string | null): string | null {
   }
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new ConfigError('REDIS_URL', 'must be a redis:// or rediss:// URL');
   return value;
+}
+
+function onOff(value: string | null, name: string, fallback: boolean): boolean {
+  if (value === null) return fallback;
+  if (value === 'on') return true;
+  if (value === 'off') return false;
+  throw new ConfigError(name, 'must be on or off');
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {

@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Config, UpstreamUrls } from './config.js';
 import type { ServiceDeps } from './deps.js';
@@ -20,6 +21,8 @@ export interface Services extends ServiceDeps {
   marketIndex: MarketIndex;
   idempotency: IdempotencyStore;
   events: EventHub;
+  /** The general-purpose Redis connection when `REDIS_URL` is set (shared stores live there). */
+  redis: Redis | null;
   /** Warms what should be warm before the first request (the market index). */
   start(): Promise<void>;
   close(): Promise<void>;
@@ -79,6 +82,8 @@ export function createServices(options: ServicesOptions): Services {
   });
   const idempotency = createIdempotencyStore();
   const events = createEventHub(deps);
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { connectionName: 'gateway', commandTimeout: 1000, maxRetriesPerRequest: 1 }) : null;
+  redis?.on('error', (err: Error) => logger.warn({ err }, 'Redis connection error'));
 
   return {
     ...deps,
@@ -86,12 +91,16 @@ export function createServices(options: ServicesOptions): Services {
     marketIndex,
     idempotency,
     events,
+    redis,
     async start() {
       await marketIndex.start();
     },
     async close() {
       marketIndex.stop();
       await events.close();
+      // QUIT lets pending replies arrive; a connection that is not up is dropped at once rather than queued.
+      if (redis?.status === 'ready') await redis.quit().catch(() => redis.disconnect());
+      else redis?.disconnect();
       await upstream.close();
     },
   };

@@ -51,6 +51,9 @@ describe('loadConfig', () => {
     ['MARKET_INDEX_REFRESH_MS', 'soon', /MARKET_INDEX_REFRESH_MS/],
     ['MAX_QUERY_COST', 'lots', /MAX_QUERY_COST/],
     ['MAX_QUERY_COST', '99', /MAX_QUERY_COST/],
+    ['RESPONSE_CACHE', 'maybe', /RESPONSE_CACHE: must be on or off/],
+    ['RESPONSE_CACHE_MAX_BYTES', '1mb', /RESPONSE_CACHE_MAX_BYTES/],
+    ['RESPONSE_CACHE_TTL_PRICES_MS', '-5', /RESPONSE_CACHE_TTL_PRICES_MS/],
   ])('names %s when it is bad (%s)', (name, value, pattern) => {
     expect(() => loadConfig({ [name]: value })).toThrow(pattern);
   });
@@ -77,6 +80,27 @@ describe('loadConfig', () => {
       assetsFallbackUrl: 'http://assets-b:7003',
       marketIndexRefreshMs: 15_000,
       maxQueryCost: 40_000,
+    });
+  });
+
+  it('reads the response cache settings: on by default, off with RESPONSE_CACHE=off, a TTL per kind of data', () => {
+    expect(loadConfig({})).toMatchObject({
+      responseCache: true,
+      responseCacheMaxBytes: 64 * 1024 * 1024,
+      responseCacheTtlMs: { markets: 30_000, prices: 10_000, metadata: 300_000, private: 5_000 },
+    });
+    const config = loadConfig({
+      RESPONSE_CACHE: 'off',
+      RESPONSE_CACHE_MAX_BYTES: '1048576',
+      RESPONSE_CACHE_TTL_MARKETS_MS: '60000',
+      RESPONSE_CACHE_TTL_PRICES_MS: '2000',
+      RESPONSE_CACHE_TTL_METADATA_MS: '3600000',
+      RESPONSE_CACHE_TTL_PRIVATE_MS: '0',
+    });
+    expect(config).toMatchObject({
+      responseCache: false,
+      responseCacheMaxBytes: 1_048_576,
+      responseCacheTtlMs: { markets: 60_000, prices: 2000, metadata: 3_600_000, private: 0 },
     });
   });
 });

@@ -7,7 +7,7 @@ import { startSimulator, type Simulator, type SimulatorOptions } from '../../src
 import type { UpstreamConfig } from '../../src/upstream/index.js';
 
 export interface TestGatewayOptions {
-  /** Overrides of the configuration (the rest is the defaults of an empty environment). */
+  /** Overrides of the configuration (the rest is the defaults of an empty environment, with the response cache off). */
   config?: Partial<Config>;
   /** Overrides of the upstream layer (breakers are off unless a test turns them on). */
   upstream?: Partial<UpstreamConfig>;
@@ -47,7 +47,7 @@ export interface TestGateway {
  */
 export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
   const sim = options.sim ?? (await startSimulator({ seed: 42, ...options.simulator }));
-  const config: Readonly<Config> = Object.freeze({ ...loadConfig({}), ...options.config });
+  const config: Readonly<Config> = Object.freeze({ ...loadConfig({ RESPONSE_CACHE: 'off' }), ...options.config });
   const logger = createLogger({ logLevel: 'silent' });
   const services = createServices({ config, urls: sim.urls, logger, upstream: { breaker: false, ...options.upstream }, assetCache: options.assetCache });
   const app = createApp({ config, services });

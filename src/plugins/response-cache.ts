@@ -1,0 +1,157 @@
+import { useResponseCache } from '@graphql-yoga/plugin-response-cache';
+import { getOperationAST, parse, type GraphQLSchema } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { LRUCache } from 'lru-cache';
+import { createHash } from 'node:crypto';
+import { Counter, type Registry } from 'prom-client';
+import type { ResponseCacheTtls } from '../config.js';
+import type { Context } from '../context.js';
+import { readCredentials } from '../credentials.js';
+import type { SubscriberCredentials } from '../upstream/index.js';
+import { PUBLIC_OWNER, type ResponseCacheStore } from '../stores/response-cache.js';
+import { DATA_KINDS, documentPolicy, type CachePolicy } from './response-cache-policy.js';
+
+export interface ResponseCacheOptions {
+  /** Where results are kept (in process, or Redis across replicas). */
+  store: ResponseCacheStore;
+  /** TTL of each kind of data; a result lives as long as the shortest kind it holds. */
+  ttlMs: Readonly<ResponseCacheTtls>;
+  /** Distinct query documents whose cache policy is remembered. Default 1000. */
+  maxDocuments?: number;
+  /** Where `gateway_response_cache_requests_total` (by outcome: hit, miss, bypass) is registered. Default: none. */
+  registry?: Registry;
+}
+
+/** What the cache decided for one HTTP request, read by every later hook. */
+interface RequestState {
+  /** `null`: not cached (a mutation, introspection, no document, or the client asked for a fresh answer). */
+  policy: CachePolicy | null;
+  /** `public`, or the hash of the caller's credentials when the document selects private data. */
+  owner: string;
+  /** Answered from the cache. */
+  hit?: boolean;
+}
+
+/**
+ * A whole-result cache for queries (Yoga's response cache). Whether a document is public or the
+ * caller's own is read from the types it selects (`response-cache-policy.ts`), so public answers are
+ * shared by every caller and private ones are keyed by a SHA-256 of the caller's credentials, never
+ * the credentials themselves. Results with errors are not cached. A mutation drops everything cached
+ * for its caller before it answers. Responses carry `ETag` and `Cache-Control` (`public` or `private`
+ * with the remaining `max-age`, `no-store` when not cached); `If-None-Match` on a GET gets 304.
+ * `Cache-Control: no-cache` (or `no-store`) or `X-Gateway-Debug` on a request bypasses the cache.
+ */
+export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<Context> {
+  const { store, ttlMs } = options;
+  const states = new WeakMap<Request, RequestState>();
+  const policies = new LRUCache<string, { policy: CachePolicy | null }>({ max: options.maxDocuments ?? 1000 });
+  let schema: GraphQLSchema | undefined;
+  const outcomes = options.registry
+    ? new Counter({
+        name: 'gateway_response_cache_requests_total',
+        help: 'GraphQL requests by response cache outcome: hit, miss (answered by execution), bypass (not cacheable).',
+        labelNames: ['outcome'],
+        registers: [options.registry],
+      })
+    : null;
+
+  const policyOf = (query: string): CachePolicy | null => {
+    let known = policies.get(query);
+    if (!known) {
+      let policy: CachePolicy | null = null;
+      try {
+        policy = schema ? documentPolicy(schema, parse(query), ttlMs) : null;
+      } catch {
+        // Unparsable: validation answers it; nothing to cache.
+      }
+      policies.set(query, (known = { policy }));
+    }
+    return known.policy;
+  };
+
+  const privateTypes = Object.fromEntries(
+    Object.entries(DATA_KINDS)
+      .filter(([, kind]) => kind === 'private')
+      .map(([type]) => [type, 'PRIVATE' as const]),
+  );
+
+  return {
+    onSchemaChange({ schema: next }) {
+      if (next !== schema) policies.clear();
+      schema = next;
+    },
+    onPluginInit({ addPlugin }) {
+      // Runs before the cache's own lookup (plugins added here follow this one's onParams).
+      addPlugin({
+        onParams({ params, request }) {
+          const query = params.query;
+          // A debugging request's answer carries its own upstream ledger: neither served from nor stored in the cache.
+          const bypass = /\bno-(cache|store)\b/i.test(request.headers.get('cache-control') ?? '') || request.headers.has('x-gateway-debug');
+          const policy = query && !bypass ? policyOf(query) : null;
+          const credentials = policy?.scope === 'PRIVATE' ? readCredentials(request.headers).subscriber : null;
+          states.set(request, { policy, owner: credentials ? ownerHash(credentials) : PUBLIC_OWNER });
+        },
+      });
+      addPlugin(
+        // The cache plugin is typed for Yoga's initial context; this one's extends it.
+        useResponseCache<Context>({
+          cache: store,
+          enabled: (request, context) => {
+            const state = request ? states.get(request) : undefined;
+            if (state) return state.policy !== null;
+            // Before the document is read (the If-None-Match check): GET only, as mutations cannot be.
+            return request?.method === 'GET' && !('params' in (context ?? {}));
+          },
+          session: (request) => {
+            const owner = states.get(request)?.owner;
+            return owner && owner !== PUBLIC_OWNER ? owner : null;
+          },
+          buildResponseCacheKey: ({ documentString, operationName, variableValues, request }) =>
+            `${states.get(request)?.owner ?? PUBLIC_OWNER}.${sha256(`${documentString}|${operationName ?? ''}|${JSON.stringify(variableValues ?? {})}`)}`,
+          onTtl: ({ ttl, context }) => Math.min(ttl, states.get((context as Context).request)?.policy?.ttlMs ?? 0),
+          // A private type in a result cached for no one is skipped: a second guard behind the document's policy.
+          scopePerSchemaCoordinate: privateTypes,
+          // A caller's mutation drops that caller's results (below); entities are not tracked.
+          invalidateViaMutation: false,
+          idFields: [],
+          includeExtensionMetadata: false,
+        }) as Plugin<Context>,
+      );
+    },
+    onExecute({ args }) {
+      const operation = getOperationAST(args.document, args.operationName);
+      const credentials = (args.contextValue as Partial<Context>).credentials?.subscriber;
+      if (operation?.operation !== 'mutation' || !credentials) return;
+      return { onExecuteDone: () => store.invalidateOwner(ownerHash(credentials)) };
+    },
+    onResultProcess({ request, result }) {
+      const state = states.get(request);
+      if (state && (result as Record<symbol, unknown>)[SERVED_FROM_CACHE]) state.hit = true;
+    },
+    onResponse({ request, response }) {
+      const state = states.get(request);
+      if (state) outcomes?.inc({ outcome: !state.policy ? 'bypass' : state.hit ? 'hit' : 'miss' });
+      // A 304 has no body to describe; a stream (subscriptions) sets its own.
+      if (!state || response.status === 304 || response.headers.has('cache-control')) return;
+      if (!state.policy || !response.headers.has('etag')) {
+        response.headers.set('cache-control', 'no-store');
+        return;
+      }
+      const age = Math.max(0, Math.floor((Date.now() - Date.parse(response.headers.get('last-modified') ?? '')) / 1000) || 0);
+      const maxAge = Math.max(0, Math.floor(state.policy.ttlMs / 1000) - age);
+      response.headers.set('cache-control', `${state.policy.scope === 'PUBLIC' ? 'public' : 'private'}, max-age=${maxAge}`);
+    },
+  };
+}
+
+/** How Yoga's response cache marks a result it served. */
+const SERVED_FROM_CACHE = Symbol.for('servedFromResponseCache');
+
+/** The cache's name for a caller: a hash of everything the alerts service identifies them by. */
+function ownerHash({ authorization, clientKey }: SubscriberCredentials): string {
+  return sha256(`${authorization}\n${clientKey ?? ''}`);
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}

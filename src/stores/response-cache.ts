@@ -1,0 +1,114 @@
+import type { Cache } from '@graphql-yoga/plugin-response-cache';
+import type { ExecutionResult } from 'graphql';
+import type { Redis } from 'ioredis';
+import { LRUCache } from 'lru-cache';
+import type { Logger } from '../logger.js';
+
+/**
+ * Where whole query results are kept: in process (bounded by the bytes of their JSON), or with
+ * `REDIS_URL` in Redis, shared by every replica. A key is `<owner>.<hash>`: `public` for results
+ * any caller may share, else a hash of the caller's credentials, under which `invalidateOwner`
+ * drops everything cached for that caller at once (after one of their mutations).
+ *
+ * The store fails open: a Redis error is logged and reads as a miss, it never fails a query.
+ */
+export interface ResponseCacheStore extends Cache {
+  /** Drops every result cached for this owner (the credentials hash of `ownerOf(key)`). */
+  invalidateOwner(owner: string): Promise<void>;
+}
+
+export const PUBLIC_OWNER = 'public';
+
+/** The owner part of a cache key: `public` or a caller's credentials hash. */
+export function ownerOf(key: string): string {
+  const dot = key.indexOf('.');
+  return dot > 0 ? key.slice(0, dot) : PUBLIC_OWNER;
+}
+
+export interface ResponseCacheStoreOptions {
+  logger: Logger;
+  /** With a connection the results live in Redis; without, in this process. */
+  redis: Redis | null;
+  /** In-process bound, in bytes of cached JSON. */
+  maxBytes: number;
+  /** The longest TTL a caller's own result gets: how long Redis keeps the index of an owner's keys. */
+  ownerIndexTtlMs: number;
+}
+
+export function createResponseCacheStore(options: ResponseCacheStoreOptions): ResponseCacheStore {
+  return options.redis ? redisStore(options.redis, options) : memoryStore(options.maxBytes);
+}
+
+function memoryStore(maxBytes: number): ResponseCacheStore {
+  const byOwner = new Map<string, Set<string>>();
+  const results = new LRUCache<string, ExecutionResult>({
+    maxSize: maxBytes,
+    // The JSON a result is answered as: what it costs to hold, near enough, and cheap to know once.
+    sizeCalculation: (result) => Math.max(1, JSON.stringify(result).length),
+    ttlAutopurge: false,
+    dispose: (_result, key) => {
+      const owner = ownerOf(key);
+      const keys = byOwner.get(owner);
+      keys?.delete(key);
+      if (keys?.size === 0) byOwner.delete(owner);
+    },
+  });
+
+  return {
+    get: (key) => results.get(key),
+    set(key, result, _entities, ttl) {
+      // A result larger than the whole bound is refused by the LRU; nothing to index then.
+      results.set(key, result, { ttl });
+      const owner = ownerOf(key);
+      if (owner === PUBLIC_OWNER || !results.has(key)) return;
+      let keys = byOwner.get(owner);
+      if (!keys) byOwner.set(owner, (keys = new Set()));
+      keys.add(key);
+    },
+    invalidate() {
+      // Entity invalidation is not used: a caller's mutation drops that caller's results (invalidateOwner).
+    },
+    async invalidateOwner(owner) {
+      for (const key of [...(byOwner.get(owner) ?? [])]) results.delete(key);
+    },
+  };
+}
+
+/** Keys are prefixed so the cache shares a Redis with other stores; an owner's keys are listed in a set that expires. */
+const PREFIX = 'gateway:rc:';
+
+function redisStore(redis: Redis, options: ResponseCacheStoreOptions): ResponseCacheStore {
+  const { logger, ownerIndexTtlMs } = options;
+  const failed = (what: string) => (err: unknown) => {
+    logger.warn({ err }, `response cache: Redis ${what} failed`);
+    return undefined;
+  };
+  const ownerIndex = (owner: string) => `${PREFIX}owner:${owner}`;
+
+  return {
+    get: (key) =>
+      redis.get(PREFIX + key).then((json) => (json === null ? undefined : (JSON.parse(json) as ExecutionResult)), failed('GET')),
+    set(key, result, _entities, ttl) {
+      const json = JSON.stringify(result);
+      const owner = ownerOf(key);
+      const multi = redis.multi();
+      if (Number.isFinite(ttl)) multi.set(PREFIX + key, json, 'PX', Math.max(1, Math.round(ttl)));
+      else multi.set(PREFIX + key, json);
+      if (owner !== PUBLIC_OWNER) multi.sadd(ownerIndex(owner), key).pexpire(ownerIndex(owner), ownerIndexTtlMs);
+      // The plugin does not wait for a write: it must never reject.
+      return multi.exec().then(() => undefined, failed('SET'));
+    },
+    invalidate() {
+      // See the in-process store.
+    },
+    async invalidateOwner(owner) {
+      const index = ownerIndex(owner);
+      try {
+        const keys = await redis.smembers(index);
+        await redis.del(index, ...keys.map((key) => PREFIX + key));
+      } catch (err) {
+        failed('invalidation')(err);
+      }
+    },
+  };
+}

@@ -1,0 +1,259 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { SubscriberRecord } from '../../src/simulator/alerts/index.js';
+import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { operation, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+
+let sim: Simulator;
+let gw: TestGateway;
+
+beforeAll(async () => {
+  sim = await startSimulator({ seed: 42 });
+});
+afterAll(() => sim.close());
+// Each test starts with an empty cache and the simulator's initial data.
+beforeEach(async () => {
+  sim.alerts.reset();
+  sim.controls.reset();
+  gw = await startTestGateway({ sim, config: { responseCache: true } });
+});
+afterEach(() => gw.close());
+
+const SEARCH = '{ searchAssets(query: "sol", first: 5) { edges { node { assetId name symbol } } } }';
+const VIEWER_CHANNELS = '{ viewer { id channels { key value verified } } }';
+const VIEWER_UNREAD = '{ viewer { id unreadCount } }';
+
+/** Upstream calls since the last reset, then reset: each step's calls are its own. */
+function callsSinceLast(): Record<string, number> {
+  const counts = gw.sim.controls.counts();
+  gw.sim.controls.resetCounts();
+  return counts;
+}
+
+function subscriberHeaders(subscriber: SubscriberRecord): Record<string, string> {
+  return { authorization: `Bearer ${subscriber.token}`, 'x-service-client-key': gw.sim.alerts.demo.clientKey };
+}
+
+/** A subscriber other than the demo one, without an email channel. */
+function otherSubscriber(): SubscriberRecord {
+  const demo = gw.sim.alerts.demo.walletAddress;
+  return [...gw.sim.alerts.subscribers.values()].find((s) => s.walletAddress !== demo && !s.channels.has('EMAIL'))!;
+}
+
+async function get(query: string, headers: Record<string, string> = {}): Promise<Response> {
+  return gw.app.yoga.fetch(`http://gateway.test/graphql?query=${encodeURIComponent(query)}`, {
+    headers: { accept: 'application/graphql-response+json', ...headers },
+  });
+}
+
+describe('public results', () => {
+  it('are answered from the cache for every caller, whatever credentials they send', async () => {
+    const first = await gw.execute(SEARCH);
+    expect(first.errors).toBeUndefined();
+    expect(first.data!['searchAssets'].edges).toHaveLength(5);
+    expect(callsSinceLast()).toEqual({ 'assets GET /v0/search': 1 });
+
+    const other = subscriberHeaders(otherSubscriber());
+    for (const headers of [{}, gw.viewerHeaders, other]) {
+      const again = await gw.execute(SEARCH, {}, headers);
+      expect(again).toEqual(first);
+    }
+    expect(callsSinceLast()).toEqual({});
+  });
+
+  it('serve a warm markets page with no upstream call', async () => {
+    const cold = await gw.execute(operation('MarketsPage'), { first: 20 });
+    expect(cold.errors).toBeUndefined();
+    callsSinceLast();
+    const warm = await gw.execute(operation('MarketsPage'), { first: 20 });
+    expect(warm).toEqual(cold);
+    expect(callsSinceLast()).toEqual({});
+    // Other variables are another result, not the cached one.
+    const shorter = await gw.execute(operation('MarketsPage'), { first: 5 });
+    expect(shorter.data!['markets'].edges).toHaveLength(5);
+  });
+});
+
+describe('private results', () => {
+  it('are cached for the caller who asked only', async () => {
+    const mine = await gw.execute(VIEWER_CHANNELS, {}, gw.viewerHeaders);
+    expect(mine.errors).toBeUndefined();
+    const coldCalls = callsSinceLast();
+    expect(coldCalls).toEqual({ 'alerts GET /v2/auth': 1, 'alerts GET /v2/channels': 1 });
+
+    expect(await gw.execute(VIEWER_CHANNELS, {}, gw.viewerHeaders)).toEqual(mine);
+    expect(callsSinceLast()).toEqual({});
+
+    // Another subscriber gets their own answer, from the upstream.
+    const other = otherSubscriber();
+    const theirs = await gw.execute(VIEWER_CHANNELS, {}, subscriberHeaders(other));
+    expect(theirs.data!['viewer'].id).not.toBe(mine.data!['viewer'].id);
+    expect(callsSinceLast()).toEqual(coldCalls);
+
+    // The same token with another client key is another caller.
+    await gw.execute(VIEWER_CHANNELS, {}, { ...gw.viewerHeaders, 'x-service-client-key': gw.sim.alerts.clientKeys[1]! });
+    expect(callsSinceLast()['alerts GET /v2/auth']).toBe(1);
+
+    // No credentials: no one's data, and the refusal is not cached.
+    for (let i = 0; i < 2; i++) {
+      const anonymous = await gw.execute(VIEWER_CHANNELS);
+      expect(anonymous.data).toEqual({ viewer: null });
+      expect(anonymous.errors![0]!.extensions!['code']).toBe('UNAUTHENTICATED');
+    }
+  });
+
+  it('are fresh for the caller after their channel mutation, and stay cached for others', async () => {
+    const subscriber = otherSubscriber();
+    const headers = subscriberHeaders(subscriber);
+    const before = await gw.execute(VIEWER_CHANNELS, {}, headers);
+    expect(before.data!['viewer'].channels.map((c: { key: string }) => c.key)).not.toContain('EMAIL');
+    const coldCalls = callsSinceLast();
+    await gw.execute(VIEWER_CHANNELS, {}, gw.viewerHeaders);
+    callsSinceLast();
+    await gw.execute(VIEWER_CHANNELS, {}, headers);
+    expect(callsSinceLast()).toEqual({});
+
+    const prepared = await gw.execute(
+      'mutation { prepareEmailChannel(input: { email: "cached@example.com" }) { userErrors { code } } }',
+      {},
+      headers,
+    );
+    expect(prepared.data).toEqual({ prepareEmailChannel: { userErrors: [] } });
+    expect(callsSinceLast()).toEqual({ 'alerts POST /v2/channel/email/prepare': 1 });
+
+    const after = await gw.execute(VIEWER_CHANNELS, {}, headers);
+    expect(after.data!['viewer'].channels).toContainEqual({ key: 'EMAIL', value: 'cached@example.com', verified: false });
+    expect(callsSinceLast()).toEqual(coldCalls);
+
+    // The demo subscriber's cached answer was not theirs to drop.
+    await gw.execute(VIEWER_CHANNELS, {}, gw.viewerHeaders);
+    expect(callsSinceLast()).toEqual({});
+  });
+
+  it('show the updated unread count after markNotificationsRead', async () => {
+    const before = await gw.execute(VIEWER_UNREAD, {}, gw.viewerHeaders);
+    expect(before.data!['viewer'].unreadCount).toBeGreaterThan(0);
+    const coldCalls = callsSinceLast();
+    expect(coldCalls).toEqual({ 'alerts GET /v2/auth': 1, 'alerts GET /v2/history/summary': 1 });
+    expect(await gw.execute(VIEWER_UNREAD, {}, gw.viewerHeaders)).toEqual(before);
+    expect(callsSinceLast()).toEqual({});
+
+    const read = await gw.execute('mutation { markNotificationsRead { userErrors { code } } }', {}, gw.viewerHeaders);
+    expect(read.data).toEqual({ markNotificationsRead: { userErrors: [] } });
+    expect(callsSinceLast()).toEqual({ 'alerts POST /v2/history/read': 1 });
+
+    const after = await gw.execute(VIEWER_UNREAD, {}, gw.viewerHeaders);
+    expect(after.data!['viewer']).toEqual({ id: before.data!['viewer'].id, unreadCount: 0 });
+    expect(callsSinceLast()).toEqual(coldCalls);
+  });
+});
+
+describe('results with errors', () => {
+  it('are not cached', async () => {
+    gw.sim.controls.setFault({ service: 'alerts', route: 'GET /v2/channels' }, { status: 503 });
+    const failed = await gw.execute(VIEWER_CHANNELS, {}, gw.viewerHeaders);
+    expect(failed.errors![0]!.extensions!['code']).toBe('UPSTREAM_UNAVAILABLE');
+    gw.sim.controls.setFault({ service: 'alerts', route: 'GET /v2/channels' }, null);
+    callsSinceLast();
+
+    const recovered = await gw.execute(VIEWER_CHANNELS, {}, gw.viewerHeaders);
+    expect(recovered.errors).toBeUndefined();
+    expect(callsSinceLast()).toEqual({ 'alerts GET /v2/auth': 1, 'alerts GET /v2/channels': 1 });
+  });
+});
+
+describe('HTTP caching of GET queries', () => {
+  it('answers a public result with Cache-Control public and an ETag, and If-None-Match with 304', async () => {
+    const response = await get(SEARCH);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toBe(`public, max-age=${gw.config.responseCacheTtlMs.metadata / 1000}`);
+    const etag = response.headers.get('etag');
+    expect(etag).toMatch(/^public\.[0-9a-f]{64}$/);
+    const body = await response.json();
+    callsSinceLast();
+
+    const revalidated = await get(SEARCH, { 'if-none-match': etag! });
+    expect(revalidated.status).toBe(304);
+    expect(await revalidated.text()).toBe('');
+    expect(revalidated.headers.get('etag')).toBe(etag);
+
+    const hit = await get(SEARCH);
+    expect(hit.headers.get('etag')).toBe(etag);
+    expect(await hit.json()).toEqual(body);
+    expect(callsSinceLast()).toEqual({});
+
+    // An ETag the cache does not hold is answered in full.
+    const stale = await get(SEARCH, { 'if-none-match': `public.${'0'.repeat(64)}` });
+    expect(stale.status).toBe(200);
+  });
+
+  it('takes the TTL of the shortest-lived data selected: prices under markets', async () => {
+    const response = await get('{ markets(first: 2) { edges { node { id ... on LendingMarket { token { price { usd } } } } } } }');
+    expect(response.headers.get('cache-control')).toBe(`public, max-age=${gw.config.responseCacheTtlMs.prices / 1000}`);
+  });
+
+  it('answers a private result with Cache-Control private, keyed by a hash of the credentials', async () => {
+    const response = await get(VIEWER_CHANNELS, gw.viewerHeaders);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toBe(`private, max-age=${gw.config.responseCacheTtlMs.private / 1000}`);
+    const etag = response.headers.get('etag')!;
+    expect(etag).toMatch(/^[0-9a-f]{64}\.[0-9a-f]{64}$/);
+    expect(etag).not.toContain(gw.sim.alerts.demo.token);
+
+    const revalidated = await get(VIEWER_CHANNELS, { ...gw.viewerHeaders, 'if-none-match': etag });
+    expect(revalidated.status).toBe(304);
+  });
+
+  it('answers no-store when the result is not cached: errors, mutations, a client asking for a fresh answer', async () => {
+    const refused = await get(VIEWER_CHANNELS);
+    expect(refused.headers.get('cache-control')).toBe('no-store');
+    expect(refused.headers.get('etag')).toBeNull();
+
+    const mutation = await gw.app.yoga.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...gw.viewerHeaders },
+      body: JSON.stringify({ query: 'mutation { markNotificationsRead { userErrors { code } } }' }),
+    });
+    expect(mutation.status).toBe(200);
+    expect(mutation.headers.get('cache-control')).toBe('no-store');
+
+    await get(SEARCH);
+    callsSinceLast();
+    const fresh = await get(SEARCH, { 'cache-control': 'no-cache' });
+    expect(fresh.headers.get('cache-control')).toBe('no-store');
+    expect(callsSinceLast()).toEqual({ 'assets GET /v0/search': 1 });
+
+    // A debugging request's answer carries its own ledger: it bypasses the cache too.
+    const debug = await get(SEARCH, { 'x-gateway-debug': '1' });
+    expect(debug.headers.get('cache-control')).toBe('no-store');
+    expect(callsSinceLast()).toEqual({ 'assets GET /v0/search': 1 });
+  });
+});
+
+describe('metrics', () => {
+  it('count hits, misses and requests the cache does not serve', async () => {
+    await gw.execute(SEARCH);
+    await gw.execute(SEARCH);
+    await gw.execute(SEARCH);
+    await gw.execute('mutation { markNotificationsRead { userErrors { code } } }', {}, gw.viewerHeaders);
+    const metrics = await (await gw.app.yoga.fetch('http://gateway.test/metrics')).text();
+    expect(metrics).toContain('gateway_response_cache_requests_total{outcome="miss"} 1');
+    expect(metrics).toContain('gateway_response_cache_requests_total{outcome="hit"} 2');
+    expect(metrics).toContain('gateway_response_cache_requests_total{outcome="bypass"} 1');
+  });
+});
+
+describe('RESPONSE_CACHE=off', () => {
+  it('answers every query from the upstreams, with no ETag', async () => {
+    const off = await startTestGateway({ sim: gw.sim });
+    try {
+      for (let i = 0; i < 2; i++) {
+        const response = await off.app.yoga.fetch(`http://gateway.test/graphql?query=${encodeURIComponent(SEARCH)}`);
+        expect(response.status).toBe(200);
+        expect(response.headers.get('etag')).toBeNull();
+      }
+      expect(callsSinceLast()).toEqual({ 'assets GET /v0/search': 2 });
+    } finally {
+      await off.close();
+    }
+  });
+});

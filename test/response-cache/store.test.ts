@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.js';
+import { createResponseCacheStore, ownerOf } from '../../src/stores/response-cache.js';
+
+const logger = createLogger({ logLevel: 'silent' });
+/** A result whose JSON is about `bytes` long. */
+const result = (bytes: number) => ({ data: { blob: 'x'.repeat(bytes - 20) } });
+
+describe('the in-process response cache store', () => {
+  const store = () => createResponseCacheStore({ logger, redis: null, maxBytes: 1000, ownerIndexTtlMs: 5000 });
+
+  it('is bounded by the bytes of the JSON it holds, dropping the least recently used', async () => {
+    const cache = store();
+    await cache.set('public.a', result(400), [], 60_000);
+    await cache.set('public.b', result(400), [], 60_000);
+    expect(await cache.get('public.a')).toEqual(result(400));
+    await cache.set('public.c', result(400), [], 60_000);
+    expect(await cache.get('public.b')).toBeUndefined();
+    expect(await cache.get('public.a')).toBeDefined();
+    expect(await cache.get('public.c')).toBeDefined();
+
+    // Larger than the whole bound: not kept.
+    await cache.set('public.big', result(2000), [], 60_000);
+    expect(await cache.get('public.big')).toBeUndefined();
+    expect(await cache.get('public.a')).toBeDefined();
+  });
+
+  it('drops one owner’s results and no one else’s', async () => {
+    const cache = store();
+    await cache.set('me.q1', result(50), [], 60_000);
+    await cache.set('me.q2', result(50), [], 60_000);
+    await cache.set('you.q1', result(50), [], 60_000);
+    await cache.set('public.q1', result(50), [], 60_000);
+    await cache.invalidateOwner('me');
+    expect(await cache.get('me.q1')).toBeUndefined();
+    expect(await cache.get('me.q2')).toBeUndefined();
+    expect(await cache.get('you.q1')).toEqual(result(50));
+    expect(await cache.get('public.q1')).toEqual(result(50));
+  });
+
+  it('reads the owner from the key', () => {
+    expect(ownerOf('public.abc')).toBe('public');
+    expect(ownerOf('f00d.abc')).toBe('f00d');
+  });
+});
