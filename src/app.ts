@@ -6,6 +6,7 @@ import { createYoga, useReadinessCheck, type Plugin, type YogaServerInstance } f
 import type { Config } from './config.js';
 import { createContext, type Context, type ServerContext } from './context.js';
 import { useGraphQLStreamPath } from './events/stream-path.js';
+import { useRateLimit } from './plugins/rate-limit.js';
 import { useEventsWebhook } from './events/webhook.js';
 import { schema } from './schema/index.js';
 import { CallBudget, withCallBudget } from './upstream/budget.js';
@@ -78,6 +79,7 @@ export function createApp(options: AppOptions): App {
         },
       }),
       useCallBudget(config.upstreamCallBudget),
+      useRateLimit({ perMinute: config.rateLimitPerMinute, redis: services.redis, logger: services.logger }),
       ...(options.plugins ?? []),
     ],
   });

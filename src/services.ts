@@ -1,8 +1,9 @@
+import { Redis } from 'ioredis';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Config, UpstreamUrls } from './config.js';
 import { createEventHub, type EventHub } from './events/hub.js';
 import { createAssetCache, type AssetCache, type AssetCacheOptions } from './loaders/asset-cache.js';
-import { createIdempotencyStore, type IdempotencyStore } from './loaders/idempotency.js';
+import { createIdempotencyStore, createRedisIdempotencyStore, type IdempotencyStore } from './stores/idempotency.js';
 import { createMarketIndex, type MarketIndex } from './loaders/market-index.js';
 import type { Logger } from './logger.js';
 import { createUpstream, type Upstream, type UpstreamConfig } from './upstream/index.js';
@@ -24,6 +25,11 @@ export interface Services extends ServiceDeps {
   marketIndex: MarketIndex;
   idempotency: IdempotencyStore;
   events: EventHub;
+  /**
+   * The general-purpose Redis client when `REDIS_URL` is set (idempotency keys, rate limits), else
+   * `null`. Commands fail after a second rather than wait for a Redis that is away.
+   */
+  redis: Redis | null;
   /** Warms what should be warm before the first request (the market index). */
   start(): Promise<void>;
   close(): Promise<void>;
@@ -78,7 +84,9 @@ export function createServices(options: ServicesOptions): Services {
   const deps: ServiceDeps = { config, logger, upstream, registry };
   const assetCache = createAssetCache(deps, options.assetCache);
   const marketIndex = createMarketIndex(deps, { onTokens: (tokens) => assetCache.rememberTokens(tokens) });
-  const idempotency = createIdempotencyStore();
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { connectionName: 'gateway', commandTimeout: 1000, maxRetriesPerRequest: 1 }) : null;
+  redis?.on('error', (err: Error) => logger.warn({ err }, 'Redis connection error'));
+  const idempotency = redis ? createRedisIdempotencyStore({ redis, logger }) : createIdempotencyStore();
   const events = createEventHub(deps);
 
   return {
@@ -87,6 +95,7 @@ export function createServices(options: ServicesOptions): Services {
     marketIndex,
     idempotency,
     events,
+    redis,
     async start() {
       await marketIndex.start();
     },
@@ -94,6 +103,8 @@ export function createServices(options: ServicesOptions): Services {
       marketIndex.stop();
       await events.close();
       await upstream.close();
+      // QUIT lets pending replies arrive; a Redis that is away gets the connection dropped instead.
+      await redis?.quit().catch(() => redis.disconnect());
     },
   };
 }

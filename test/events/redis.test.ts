@@ -1,22 +1,13 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { createServer } from 'node:net';
+import type { ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENTS_TOPIC } from '../../src/events/hub.js';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import type { TestGateway } from '../helpers/gateway.js';
+import { freePort, requireBinary, startRedis, stopProcess as stopRedis } from '../helpers/processes.js';
 import { openStream, postWebhook, priceChange, startEventsGateway, trending } from './helpers.js';
 
-const haveRedis = spawnSync('redis-server', ['--version']).status === 0;
-const inCI = process.env['CI'] === 'true';
-if (!haveRedis && !inCI) console.warn('test/events/redis.test.ts: skipped, no redis-server on PATH (apt-get install redis-server)');
-
-describe.runIf(!haveRedis && inCI)('Redis pub/sub in CI', () => {
-  it('has a redis-server to test against', () => {
-    throw new Error('redis-server is not installed: .ci/run installs it from Debian packages; the cross-replica tests cannot run');
-  });
-});
+const haveRedis = requireBinary('test/events/redis.test.ts', 'redis-server', ['--version'], 'apt-get install redis-server');
 
 describe.runIf(haveRedis)('events across replicas through Redis', () => {
   let server: ChildProcess;
@@ -124,42 +115,3 @@ describe.runIf(haveRedis)('events across replicas through Redis', () => {
     await stream.close();
   });
 });
-
-async function stopRedis(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill();
-  await exited;
-}
-
-/** Starts `redis-server` without persistence and resolves once it accepts connections. */
-function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('Ready to accept connections')) {
-        child.stdout!.off('data', onData);
-        resolve(child);
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`redis-server exited (${code}) before it was ready:\n${output}`)));
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
