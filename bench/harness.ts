@@ -57,7 +57,7 @@ export interface GatewayOptions {
  * so the first request measured is the first request a fresh replica would serve.
  */
 export async function startGateway(sim: Simulator, options: GatewayOptions = {}): Promise<BenchGateway> {
-  const config: Readonly<Config> = Object.freeze({ ...loadConfig({}), logLevel: 'silent' });
+  const config: Readonly<Config> = Object.freeze({ ...loadConfig({}), logLevel: 'silent', rateLimitPerMinute: 0 });
   const logger = createLogger(config);
   const services = createServices({ config, urls: sim.urls, logger, assetCache: options.assetCache });
   const app = createApp({ config, services });
