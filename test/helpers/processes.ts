@@ -19,50 +19,60 @@ export function requireBinary(file: string, binary: string, versionArgs: string[
   return present;
 }
 
-/** Ends a child process and waits for its exit (SIGTERM unless told otherwise). */
+/** Ends a child process and waits for its exit: `signal` (SIGTERM), then SIGKILL if it is still there after 5 s. */
 export async function stopProcess(child: ChildProcess | undefined, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (!child || child.exitCode !== null || child.signalCode !== null) return;
   const exited = once(child, 'exit');
   child.kill(signal);
+  const force = setTimeout(() => child.kill('SIGKILL'), 5000);
   await exited;
+  clearTimeout(force);
+}
+
+export interface StartedProcess {
+  child: ChildProcess;
+  /** What it printed so far (stdout and stderr together; the last 64 KiB). */
+  output(): string;
 }
 
 /**
- * Spawns a process and resolves once its output (stdout or stderr) matches `ready`; rejects if it
- * exits first, with what it printed.
+ * Spawns a process and resolves once its output matches `ready` (at once when `ready` is null);
+ * rejects if it exits first, with what it printed.
  */
 export function startProcess(
   command: string,
   args: string[],
-  ready: RegExp,
+  ready: RegExp | null,
   options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
-): Promise<ChildProcess> {
+): Promise<StartedProcess> {
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: options.env, cwd: options.cwd });
+  let output = '';
+  const started: StartedProcess = { child, output: () => output };
   return new Promise((resolve, reject) => {
-    let output = '';
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (ready.test(output)) {
-        child.stdout!.off('data', onData);
-        child.stderr!.off('data', onData);
-        child.off('exit', onExit);
-        // Keep draining the pipes so a chatty child never blocks on a full one.
-        child.stdout!.resume();
-        child.stderr!.resume();
-        resolve(child);
-      }
+    let settled = false;
+    const settle = (error?: Error) => {
+      if (settled) return;
+      settled = true;
+      if (error) reject(error);
+      else resolve(started);
     };
-    const onExit = (code: number | null) => reject(new Error(`${command} exited (${code}) before it was ready:\n${output}`));
+    // Always drained, so a chatty child never blocks on a full pipe.
+    const onData = (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-65_536);
+      if (ready?.test(output)) settle();
+    };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
-    child.once('error', reject);
-    child.once('exit', onExit);
+    child.once('error', (error) => settle(error));
+    child.once('exit', (code) => settle(new Error(`${command} exited (${code}) before it was ready:\n${output}`)));
+    if (!ready) child.once('spawn', () => settle());
   });
 }
 
 /** Starts `redis-server` without persistence and resolves once it accepts connections. */
-export function startRedis(port: number): Promise<ChildProcess> {
-  return startProcess('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], /Ready to accept connections/);
+export async function startRedis(port: number): Promise<ChildProcess> {
+  const { child } = await startProcess('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], /Ready to accept connections/);
+  return child;
 }
 
 export function freePort(): Promise<number> {
