@@ -29,7 +29,7 @@ export interface Config {
   simulatorSeed: number;
   /** Upstream calls one query or mutation may make at most (lists and aliases multiply them). */
   upstreamCallBudget: number;
-  /** Operations one caller may start per minute, across replicas with Redis; `0` disables the limit. */
+  /** Operations one caller may start per minute, across replicas with Redis; `0` disables the limit. Default 3 000. */
   rateLimitPerMinute: number;
 }
 
@@ -83,7 +83,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     assetsTimeoutMs: integer(env, 'ASSETS_TIMEOUT_MS', 1500, 50, 120_000),
     simulatorSeed: integer(env, 'SIMULATOR_SEED', 42, 0, 2 ** 31 - 1),
     upstreamCallBudget: integer(env, 'UPSTREAM_CALL_BUDGET', 500, 10, 100_000),
-    rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 1_000_000),
+    rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 3000, 0, 1_000_000),
   });
 }
 

@@ -84,9 +84,19 @@ export function createServices(options: ServicesOptions): Services {
   const deps: ServiceDeps = { config, logger, upstream, registry };
   const assetCache = createAssetCache(deps, options.assetCache);
   const marketIndex = createMarketIndex(deps, { onTokens: (tokens) => assetCache.rememberTokens(tokens) });
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { connectionName: 'gateway', commandTimeout: 1000, maxRetriesPerRequest: 1 }) : null;
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { connectionName: 'gateway', commandTimeout: 1000, maxRetriesPerRequest: 1 })
+    : null;
   redis?.on('error', (err: Error) => logger.warn({ err }, 'Redis connection error'));
-  const idempotency = redis ? createRedisIdempotencyStore({ redis, logger }) : createIdempotencyStore();
+  // A claim outlives the send it guards (one upstream deadline, retry included); a repeat waits that long too.
+  const idempotency = redis
+    ? createRedisIdempotencyStore({
+        redis,
+        logger,
+        pendingTtlMs: Math.max(60_000, 2 * config.upstreamTimeoutMs),
+        waitMs: Math.max(15_000, config.upstreamTimeoutMs + 1000),
+      })
+    : createIdempotencyStore();
   const events = createEventHub(deps);
 
   return {

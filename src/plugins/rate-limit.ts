@@ -62,11 +62,8 @@ export function useRateLimit(options: RateLimitOptions): Plugin<Context> {
       const retryAfterSeconds = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
       // Over HTTP the whole request is this one operation: 429 and Retry-After (Yoga reads and strips `http`).
       const http = isWebSocket(context) ? {} : { http: { status: 429, headers: { 'Retry-After': String(retryAfterSeconds) } } };
-      const error = gatewayError(`Too many operations: at most ${options.perMinute} a minute. Retry in ${retryAfterSeconds} s.`, 'RATE_LIMITED', {
-        retryAfterSeconds,
-        ...http,
-      });
-      return { errors: [error] };
+      const message = `Too many operations: at most ${options.perMinute} a minute. Retry in ${retryAfterSeconds} s.`;
+      return { errors: [gatewayError(message, 'RATE_LIMITED', { retryAfterSeconds, ...http })] };
     }
   }
 

@@ -185,10 +185,11 @@ export function createRedisIdempotencyStore(options: RedisIdempotencyStoreOption
 }
 
 function storeUnavailable() {
-  return gatewayError('Sends with an idempotencyKey are paused: the gateway cannot reach its idempotency store. Nothing was sent; retry shortly.', 'UPSTREAM_UNAVAILABLE', {
-    upstream: 'alerts',
-    retryable: true,
-  });
+  return gatewayError(
+    'Sends with an idempotencyKey are paused: the gateway cannot reach its idempotency store. Nothing was sent; retry shortly.',
+    'UPSTREAM_UNAVAILABLE',
+    { upstream: 'alerts', retryable: true },
+  );
 }
 
 function stillPending() {

@@ -56,7 +56,9 @@ describe.runIf(haveRedis && haveHaproxy)('two replicas behind a real load balanc
     // Each process is recorded as it starts, so afterAll stops it even if another one fails.
     const track = (one: StartedProcess) => (started.push(one), one);
     const replica = async (port: number): Promise<Replica> => {
-      const gateway = track(await startProcess(process.execPath, ['--import', 'tsx', 'src/server.ts'], null, { cwd: ROOT, env: { ...env, PORT: String(port) } }));
+      const gateway = track(
+        await startProcess(process.execPath, ['--import', 'tsx', 'src/server.ts'], null, { cwd: ROOT, env: { ...env, PORT: String(port) } }),
+      );
       const url = `http://127.0.0.1:${port}`;
       await untilReady(url, gateway);
       return { url, process: gateway };

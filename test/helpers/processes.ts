@@ -71,7 +71,8 @@ export function startProcess(
 
 /** Starts `redis-server` without persistence and resolves once it accepts connections. */
 export async function startRedis(port: number): Promise<ChildProcess> {
-  const { child } = await startProcess('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], /Ready to accept connections/);
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+  const { child } = await startProcess('redis-server', args, /Ready to accept connections/);
   return child;
 }
 

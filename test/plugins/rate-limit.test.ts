@@ -42,8 +42,8 @@ async function gateway(config: Parameters<typeof startTestGateway>[0] = {}) {
 }
 
 describe('rate limit per caller, in process', () => {
-  it('defaults to 600 operations a minute; RATE_LIMIT_PER_MINUTE sets it and 0 turns it off', () => {
-    expect(loadConfig({}).rateLimitPerMinute).toBe(600);
+  it('defaults to 3,000 operations a minute; RATE_LIMIT_PER_MINUTE sets it and 0 turns it off', () => {
+    expect(loadConfig({}).rateLimitPerMinute).toBe(3000);
     expect(loadConfig({ RATE_LIMIT_PER_MINUTE: '0' }).rateLimitPerMinute).toBe(0);
     expect(() => loadConfig({ RATE_LIMIT_PER_MINUTE: '-1' })).toThrow(/RATE_LIMIT_PER_MINUTE/);
   });
