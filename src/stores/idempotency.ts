@@ -167,7 +167,8 @@ export function createRedisIdempotencyStore(options: RedisIdempotencyStoreOption
     try {
       value = await call();
     } catch (error) {
-      // Nothing was accepted: free the key (if it is still this claim) so a retry can send.
+      // A failure is not remembered (as in process): free the key, if it is still this claim, so a
+      // retry can send. Where the upstream did accept it (a deadline), the forwarded key tells it so.
       await redis.eval(RELEASE_SCRIPT, 1, key, claim).catch((err: unknown) => {
         logger.warn({ err }, 'idempotency: could not release a failed claim; it expires on its own');
       });

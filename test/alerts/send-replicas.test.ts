@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.js';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { createRedisIdempotencyStore } from '../../src/stores/idempotency.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { freePort, requireBinary, startRedis, stopProcess } from '../helpers/processes.js';
 
@@ -118,6 +120,20 @@ describe.runIf(haveRedis)('one send per idempotency key, whichever replica answe
     const ttlHours = (await probe.pttl(keys[0]!)) / 3_600_000;
     expect(ttlHours).toBeGreaterThan(23.9);
     expect(ttlHours).toBeLessThanOrEqual(24);
+  });
+
+  it('refuses a repeat, retryable, once it has waited its bound for a send still in flight', async () => {
+    const store = createRedisIdempotencyStore({ redis: probe, logger: createLogger({ logLevel: 'silent' }), waitMs: 200, pollMs: 20 });
+    const scope = { apiKey: 'sak_wait', idempotencyKey: 'k', fingerprint: 'f' };
+    let release!: () => void;
+    const first = store.run(scope, () => new Promise<number>((resolve) => (release = () => resolve(7))));
+    await expect.poll(async () => (await probe.keys('gateway:idempotency:*')).length).toBe(1);
+    let runs = 0;
+    await expect(store.run(scope, async () => ++runs)).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_UNAVAILABLE', retryable: true } });
+    release();
+    expect(await first).toEqual({ status: 'done', value: 7, replayed: false });
+    expect(await store.run(scope, async () => ++runs)).toEqual({ status: 'done', value: 7, replayed: true });
+    expect(runs).toBe(0);
   });
 
   it('fails closed when Redis cannot be reached: a send with a key is refused, retryable, and nothing is sent', async () => {
