@@ -29,7 +29,7 @@ async function main(): Promise<void> {
   // Built by hand rather than with startGateway: the trace needs the upstream layer's per-call hook.
   let t0 = 0;
   const calls: { start: number; end: number; info: RequestInfo }[] = [];
-  const config = Object.freeze({ ...loadConfig({}), logLevel: 'silent' });
+  const config = Object.freeze({ ...loadConfig({}), logLevel: 'silent', rateLimitPerMinute: 0 });
   const services = createServices({
     config,
     urls: sim.urls,

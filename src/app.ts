@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import { createContext, type Context, type ServerContext } from './context.js';
 import { maskError } from './errors.js';
 import { useGraphQLStreamPath } from './events/stream-path.js';
+import { useRateLimit } from './plugins/rate-limit.js';
 import { useEventsWebhook } from './events/webhook.js';
 import { boundedParseCache, useDocumentLimits } from './plugins/document-limits.js';
 import { useStrictUrlParams } from './plugins/url-params.js';
@@ -95,6 +96,7 @@ export function createApp(options: AppOptions): App {
         },
       }),
       useQueryCost({ maxCost: config.maxQueryCost }),
+      useRateLimit({ perMinute: config.rateLimitPerMinute, redis: services.redis, logger: services.logger }),
       ...(config.responseCache ? [useGatewayResponseCache({ store: responseCacheStore(options), ttlMs: config.responseCacheTtlMs, registry: services.registry })] : []),
       ...(options.plugins ?? []),
     ],

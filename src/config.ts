@@ -39,6 +39,8 @@ export interface Config {
   responseCacheMaxBytes: number;
   /** How long a cached result may live, by the kind of data it holds (the shortest of its kinds wins). */
   responseCacheTtlMs: Readonly<ResponseCacheTtls>;
+  /** Operations one caller may start per minute, across replicas with Redis; `0` disables the limit. Default 3 000. */
+  rateLimitPerMinute: number;
 }
 
 export interface ResponseCacheTtls {
@@ -114,6 +116,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       metadata: integer(env, 'RESPONSE_CACHE_TTL_METADATA_MS', 300_000, 0, 86_400_000),
       private: integer(env, 'RESPONSE_CACHE_TTL_PRIVATE_MS', 5_000, 0, 86_400_000),
     }),
+    rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 3000, 0, 1_000_000),
   });
 }
 

@@ -4,7 +4,7 @@ import type { Config, UpstreamUrls } from './config.js';
 import type { ServiceDeps } from './deps.js';
 import { createEventHub, type EventHub } from './events/hub.js';
 import { createAssetCache, type AssetCache, type AssetCacheOptions } from './stores/asset-cache.js';
-import { createIdempotencyStore, type IdempotencyStore } from './loaders/idempotency.js';
+import { createIdempotencyStore, createRedisIdempotencyStore, type IdempotencyStore } from './stores/idempotency.js';
 import { createMarketIndex, type MarketIndex } from './stores/market-index.js';
 import type { Logger } from './logger.js';
 import { createUpstream, type UpstreamConfig } from './upstream/index.js';
@@ -21,7 +21,10 @@ export interface Services extends ServiceDeps {
   marketIndex: MarketIndex;
   idempotency: IdempotencyStore;
   events: EventHub;
-  /** The general-purpose Redis connection when `REDIS_URL` is set (shared stores live there). */
+  /**
+   * The general-purpose Redis client when `REDIS_URL` is set (response cache, idempotency keys, rate
+   * limits), else `null`. Commands fail after a second rather than wait for a Redis that is away.
+   */
   redis: Redis | null;
   /** Warms what should be warm before the first request (the market index). */
   start(): Promise<void>;
@@ -80,10 +83,20 @@ export function createServices(options: ServicesOptions): Services {
     refreshIntervalMs: config.marketIndexRefreshMs,
     onTokens: (tokens) => assetCache.rememberTokens(tokens),
   });
-  const idempotency = createIdempotencyStore();
-  const events = createEventHub(deps);
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { connectionName: 'gateway', commandTimeout: 1000, maxRetriesPerRequest: 1 }) : null;
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { connectionName: 'gateway', commandTimeout: 1000, maxRetriesPerRequest: 1 })
+    : null;
   redis?.on('error', (err: Error) => logger.warn({ err }, 'Redis connection error'));
+  // A claim outlives the send it guards (one upstream deadline, retry included); a repeat waits that long too.
+  const idempotency = redis
+    ? createRedisIdempotencyStore({
+        redis,
+        logger,
+        pendingTtlMs: Math.max(60_000, 2 * config.upstreamTimeoutMs),
+        waitMs: Math.max(15_000, config.upstreamTimeoutMs + 1000),
+      })
+    : createIdempotencyStore();
+  const events = createEventHub(deps);
 
   return {
     ...deps,

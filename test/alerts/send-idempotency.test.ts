@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createIdempotencyStore, IDEMPOTENCY_TTL_MS, type IdempotencyStoreOptions } from '../../src/loaders/idempotency.js';
+import { createIdempotencyStore, IDEMPOTENCY_TTL_MS, type IdempotencyStoreOptions } from '../../src/stores/idempotency.js';
 
 function store(options: IdempotencyStoreOptions = {}) {
   return createIdempotencyStore(options);

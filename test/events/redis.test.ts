@@ -4,12 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENTS_TOPIC } from '../../src/events/hub.js';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import type { TestGateway } from '../helpers/gateway.js';
-import { freePort, needsRedis, startRedis, stopRedis } from '../helpers/redis.js';
+import { freePort, requireBinary, startRedis, stopProcess as stopRedis } from '../helpers/processes.js';
 import { openStream, postWebhook, priceChange, startEventsGateway, trending } from './helpers.js';
 
-const runs = needsRedis('test/events/redis.test.ts', 'Redis pub/sub');
+const haveRedis = requireBinary('test/events/redis.test.ts', 'redis-server', ['--version'], 'apt-get install redis-server');
 
-describe.runIf(runs)('events across replicas through Redis', () => {
+describe.runIf(haveRedis)('events across replicas through Redis', () => {
   let server: ChildProcess;
   let port: number;
   let redisUrl: string;

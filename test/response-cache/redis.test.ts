@@ -3,9 +3,9 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { freePort, needsRedis, startRedis, stopRedis } from '../helpers/redis.js';
+import { freePort, needsRedis, startRedis, stopProcess as stopRedis } from '../helpers/processes.js';
 
-const runs = needsRedis('test/response-cache/redis.test.ts', 'the response cache in Redis');
+const runs = needsRedis('test/response-cache/redis.test.ts');
 
 describe.runIf(runs)('the response cache shared by replicas through Redis', () => {
   let server: ChildProcess;

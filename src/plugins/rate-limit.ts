@@ -1,0 +1,110 @@
+import { createHash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { ExecutionResult, OperationDefinitionNode } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import type { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Context } from '../context.js';
+import { gatewayError } from '../errors.js';
+import type { Logger } from '../logger.js';
+
+export interface RateLimitOptions {
+  /** Operations one caller may start per minute (`RATE_LIMIT_PER_MINUTE`); `0` turns the limit off. */
+  perMinute: number;
+  /** Counts in Redis, shared by every replica, when given; in this process when `null`. */
+  redis: Redis | null;
+  logger: Logger;
+  /** Prefix of the Redis keys. Default `gateway:rate:`. */
+  keyPrefix?: string;
+}
+
+const WINDOW_SECONDS = 60;
+
+/**
+ * A rate limit per caller: `perMinute` operations in a fixed one-minute window. The unit is one
+ * GraphQL operation that reaches execution: a query or mutation executed, a subscription started
+ * (over HTTP, SSE or WebSocket alike; a subscription's events are not counted). The caller is the
+ * subscriber credential's SHA-256 (`Authorization` and `X-Service-Client-Key`), else the client
+ * address; `sendNotification` counts against the app's API key (its SHA-256). No credential is kept
+ * in the clear, in Redis or in memory.
+ *
+ * Past the limit the operation is refused with `RATE_LIMITED` and `extensions.retryAfterSeconds`;
+ * over HTTP the response is 429 with `Retry-After`. With Redis, counts are shared across replicas;
+ * while Redis is away each replica counts in its own memory (rate-limiter-flexible's insurance
+ * limiter) rather than refusing everyone or limiting no one.
+ */
+export function useRateLimit(options: RateLimitOptions): Plugin<Context> {
+  if (options.perMinute <= 0) return {};
+  const { logger } = options;
+  const memory = new RateLimiterMemory({ points: options.perMinute, duration: WINDOW_SECONDS });
+  const limiter: RateLimiterAbstract = options.redis
+    ? new RateLimiterRedis({
+        storeClient: options.redis,
+        keyPrefix: options.keyPrefix ?? 'gateway:rate',
+        points: options.perMinute,
+        duration: WINDOW_SECONDS,
+        rejectIfRedisNotReady: true,
+        insuranceLimiter: memory,
+      })
+    : memory;
+
+  /** `null` when the operation may run; otherwise the result that refuses it. */
+  async function check(context: Context, operation: OperationDefinitionNode | undefined): Promise<ExecutionResult | null> {
+    try {
+      await limiter.consume(callerKey(context, operation));
+      return null;
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) {
+        // The limiter itself failed (not a refusal): let the operation run.
+        logger.warn({ err: rejection }, 'rate limit: could not count an operation');
+        return null;
+      }
+      const retryAfterSeconds = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
+      // Over HTTP the whole request is this one operation: 429 and Retry-After (Yoga reads and strips `http`).
+      const http = isWebSocket(context) ? {} : { http: { status: 429, headers: { 'Retry-After': String(retryAfterSeconds) } } };
+      const message = `Too many operations: at most ${options.perMinute} a minute. Retry in ${retryAfterSeconds} s.`;
+      return { errors: [gatewayError(message, 'RATE_LIMITED', { retryAfterSeconds, ...http })] };
+    }
+  }
+
+  return {
+    async onExecute({ args, context, setResultAndStopExecution }) {
+      const refused = await check(context, operationOf(args.document.definitions, args.operationName));
+      if (refused) setResultAndStopExecution(refused);
+    },
+    async onSubscribe({ args, context, setResultAndStopExecution }) {
+      const refused = await check(context, operationOf(args.document.definitions, args.operationName));
+      if (refused) setResultAndStopExecution(refused);
+    },
+  };
+}
+
+/** Whose budget an operation spends: a hash of the credential that names the caller, else the address. */
+function callerKey(context: Context, operation: OperationDefinitionNode | undefined): string {
+  const { subscriber, apiKey } = context.credentials;
+  if (apiKey && operation && isSend(operation)) return `app:${sha256(apiKey)}`;
+  if (subscriber) return `subscriber:${sha256(`${subscriber.authorization}\n${subscriber.clientKey ?? ''}`)}`;
+  const req = (context as { req?: IncomingMessage }).req;
+  return `address:${req?.socket?.remoteAddress ?? 'unknown'}`;
+}
+
+function isSend(operation: OperationDefinitionNode): boolean {
+  return (
+    operation.operation === 'mutation' &&
+    operation.selectionSet.selections.some((selection) => selection.kind === 'Field' && selection.name.value === 'sendNotification')
+  );
+}
+
+function operationOf(definitions: readonly { kind: string }[], name: string | null | undefined): OperationDefinitionNode | undefined {
+  const operations = definitions.filter((d): d is OperationDefinitionNode => d.kind === 'OperationDefinition');
+  return name ? operations.find((o) => o.name?.value === name) : operations[0];
+}
+
+/** graphql-ws operations carry the socket in their server context (`src/ws.ts`); there is no HTTP status to set. */
+function isWebSocket(context: Context): boolean {
+  return (context as { socket?: unknown }).socket !== undefined;
+}
+
+function sha256(value: string): string {
+  return createHash('sha256').update(value).digest('base64url');
+}
