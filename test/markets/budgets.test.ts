@@ -1,17 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { operation, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { operation, useTestGateway } from '../helpers/gateway.js';
 import { ASSET, HISTORY, listingCalls, rawListing, totalCalls } from './helpers.js';
 
 const MarketsPage = operation('MarketsPage');
 
 describe('upstream call budgets of the markets domain', () => {
-  let gw: TestGateway;
+  const gw = useTestGateway({ resetControls: true });
 
-  beforeAll(async () => {
-    gw = await startTestGateway();
-  });
-  afterAll(() => gw.close());
-  beforeEach(() => gw.sim.controls.reset());
 
   // First test on this gateway: the shared asset cache is still cold.
   it('serves a page of 100 markets with 1 listing call and 1 asset call per distinct token it shows', async () => {
