@@ -1,16 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { startTestGateway, useTestGateway } from './helpers/gateway.js';
 
 // Wallet -> positions -> owner -> positions ... 18 levels deep, past the limit of 12.
 const tooDeep = `{ wallet(address: "x") { ${'positions { edges { node { owner { '.repeat(4)}address${' } } } }'.repeat(4)} } }`;
 
 describe('HTTP surface', () => {
-  let gw: TestGateway;
-  beforeAll(async () => {
-    gw = await startTestGateway();
-  });
-  afterAll(() => gw.close());
+  const gw = useTestGateway();
 
   const get = (path: string, headers: Record<string, string> = {}) => gw.app.yoga.fetch(`http://gateway.test${path}`, { headers });
 
@@ -79,11 +75,7 @@ describe('HTTP surface', () => {
 });
 
 describe('production mode', () => {
-  let gw: TestGateway;
-  beforeAll(async () => {
-    gw = await startTestGateway({ config: { production: true } });
-  });
-  afterAll(() => gw.close());
+  const gw = useTestGateway({ config: { production: true } });
 
   it('turns introspection off', async () => {
     const result = await gw.execute('{ __schema { queryType { name } } }');

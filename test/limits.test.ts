@@ -1,15 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { useTestGateway } from './helpers/gateway.js';
 
 const encode = (s: string) => Buffer.from(s).toString('base64');
 
 describe('limits a single request cannot get past', () => {
-  let gw: TestGateway;
-  beforeAll(async () => {
-    gw = await startTestGateway({ config: { upstreamCallBudget: 20 } });
-  });
-  afterAll(() => gw.close());
-  beforeEach(() => gw.sim.controls.reset());
+  const gw = useTestGateway({ config: { upstreamCallBudget: 20 }, resetControls: true });
 
   it('refuses nodes(ids:) over 100 ids before any call', async () => {
     const ids = Array.from({ length: 101 }, (_, i) => encode(`Asset:solana:${'1'.repeat(32)}${i}`));
@@ -39,12 +34,7 @@ describe('limits a single request cannot get past', () => {
 });
 
 describe('history windows', () => {
-  let gw: TestGateway;
-  beforeAll(async () => {
-    gw = await startTestGateway();
-  });
-  afterAll(() => gw.close());
-  beforeEach(() => gw.sim.controls.reset());
+  const gw = useTestGateway({ resetControls: true });
 
   it('refuses an apyHistory of more than 2,000 points per market before any call', async () => {
     const marketId = gw.sim.world.markets.find((m) => m.type === 'lending')!.id;
@@ -66,12 +56,7 @@ describe('history windows', () => {
 });
 
 describe('nodes(ids:) keeps what it can', () => {
-  let gw: TestGateway;
-  beforeAll(async () => {
-    gw = await startTestGateway();
-  });
-  afterAll(() => gw.close());
-  beforeEach(() => gw.sim.controls.reset());
+  const gw = useTestGateway({ resetControls: true });
 
   it('nulls only the failing slot when an upstream fails, and keeps the rest of the response', async () => {
     const wallet = encode(`Wallet:${gw.sim.world.demoWallets[0]}`);
@@ -96,11 +81,7 @@ describe('nodes(ids:) keeps what it can', () => {
 });
 
 describe('what never leaves the gateway', () => {
-  let gw: TestGateway;
-  beforeAll(async () => {
-    gw = await startTestGateway({ config: { production: true } });
-  });
-  afterAll(() => gw.close());
+  const gw = useTestGateway({ config: { production: true } });
 
   it('does not pass on an upstream refusal text, which may carry internals', async () => {
     gw.sim.controls.setFault({ service: 'assets', route: 'GET /v0/search' }, { status: 400, body: '{"error":"SELECT * FROM assets at db.internal:5432"}' });

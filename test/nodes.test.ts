@@ -1,14 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestGateway } from './helpers/gateway.js';
 
 /** Every entity is a Node: its global id, read from any query, finds it again through node/nodes. */
 describe('node(id:) and nodes(ids:)', () => {
-  let gw: TestGateway;
+  const gw = useTestGateway();
   let ids: Record<string, string>;
   let typenames: Record<string, string>;
 
   beforeAll(async () => {
-    gw = await startTestGateway();
     const result = await gw.execute(
       `query Ids($wallet: String!) {
         viewer {
@@ -40,7 +39,6 @@ describe('node(id:) and nodes(ids:)', () => {
       Asset: asset.id,
     };
   });
-  afterAll(() => gw.close());
 
   it('resolves each entity type by its global id', async () => {
     for (const [type, id] of Object.entries(ids)) {

@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { startSimulator } from '../src/simulator/index.js';
-import { operation, startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { operation, startTestGateway, useTestGateway } from './helpers/gateway.js';
 
 /** Every operation real frontends send runs unchanged, without errors. Domain tests check the data in depth. */
 describe('the operations frontends send', () => {
-  let gw: TestGateway;
-  beforeAll(async () => {
-    gw = await startTestGateway();
-  });
-  afterAll(() => gw.close());
+  const gw = useTestGateway();
 
   const wallet = () => gw.sim.world.demoWallets[0]!;
   const weekAgo = () => new Date(Date.now() - 7 * 86_400_000).toISOString();
@@ -37,11 +33,7 @@ describe('the operations frontends send', () => {
 });
 
 describe('MobileHome', () => {
-  let gw: TestGateway;
-  beforeAll(async () => {
-    gw = await startTestGateway();
-  });
-  afterAll(() => gw.close());
+  const gw = useTestGateway();
 
   /** The distinct tokens of the top lending markets, from the raw listing (the screen does not select their ids). */
   async function topLendingTokens(): Promise<string[]> {

@@ -1,17 +1,13 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { useTestGateway } from './helpers/gateway.js';
 
 /** The example queries of the README, pasted as a person would paste them into GraphiQL. */
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 const examples = [...readme.matchAll(/```graphql\n([\s\S]*?)```/g)].map((m) => m[1]!);
 
 describe('README examples', () => {
-  let gw: TestGateway;
-  beforeAll(async () => {
-    gw = await startTestGateway();
-  });
-  afterAll(() => gw.close());
+  const gw = useTestGateway();
 
   it('has three', () => {
     expect(examples).toHaveLength(3);

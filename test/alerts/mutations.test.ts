@@ -1,17 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SubscriberRecord } from '../../src/simulator/alerts/index.js';
-import { operation, startTestGateway, type GraphQLResponse, type TestGateway } from '../helpers/gateway.js';
+import { operation, useTestGateway, type GraphQLResponse } from '../helpers/gateway.js';
 
-let gw: TestGateway;
+const gw = useTestGateway({ resetControls: true, resetAlerts: true });
 
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(() => gw.close());
-beforeEach(() => {
-  gw.sim.alerts.reset();
-  gw.sim.controls.reset();
-});
 
 const count = (route: string) => gw.sim.controls.count('alerts', route);
 const demo = () => gw.sim.alerts.demo;

@@ -1,23 +1,20 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { SubscriberRecord } from '../../src/simulator/alerts/index.js';
-import { operation, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { operation, useTestGateway } from '../helpers/gateway.js';
 
 const GATEWAY_KEY = 'gateway-own-client-key';
 
-let gw: TestGateway;
+const gw = useTestGateway({ config: { serviceClientKey: GATEWAY_KEY }, resetControls: true });
 let me: SubscriberRecord;
 let other: SubscriberRecord;
 let otherHeaders: Record<string, string>;
 
-beforeAll(async () => {
-  gw = await startTestGateway({ config: { serviceClientKey: GATEWAY_KEY } });
+beforeAll(() => {
   me = gw.sim.alerts.subscribers.get(gw.sim.alerts.demo.walletAddress)!;
   // Another subscriber with a different inbox and channels, signing in with another client key.
   other = [...gw.sim.alerts.subscribers.values()].find((s) => s !== me && s.inbox.length > 10 && s.channels.size > 0)!;
   otherHeaders = { authorization: `Bearer ${other.token}`, 'x-service-client-key': gw.sim.alerts.clientKeys[1]! };
 });
-afterAll(() => gw.close());
-beforeEach(() => gw.sim.controls.reset());
 
 const alertsCalls = () => gw.sim.controls.count('alerts');
 

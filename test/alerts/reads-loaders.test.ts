@@ -1,15 +1,11 @@
 import { GraphQLError } from 'graphql';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createAlertsLoaders, type AlertsLoaders } from '../../src/loaders/alerts.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { useTestGateway } from '../helpers/gateway.js';
 
-let gw: TestGateway;
+const gw = useTestGateway();
 let loaders: AlertsLoaders;
 
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(() => gw.close());
 beforeEach(() => {
   gw.sim.controls.reset();
   gw.sim.alerts.reset();

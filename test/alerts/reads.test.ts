@@ -1,16 +1,13 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { AlertRecord, SubscriberRecord } from '../../src/simulator/alerts/index.js';
-import { operation, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { operation, useTestGateway } from '../helpers/gateway.js';
 
-let gw: TestGateway;
+const gw = useTestGateway({ resetControls: true });
 let me: SubscriberRecord;
 
-beforeAll(async () => {
-  gw = await startTestGateway();
+beforeAll(() => {
   me = gw.sim.alerts.subscribers.get(gw.sim.alerts.demo.walletAddress)!;
 });
-afterAll(() => gw.close());
-beforeEach(() => gw.sim.controls.reset());
 
 const count = (route: string) => gw.sim.controls.count('alerts', route);
 const subscribedAppIds = (s: SubscriberRecord) => new Set([...s.apps].filter(([, set]) => set.size > 0).map(([id]) => id));

@@ -1,17 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { printSortedSchema } from '../../src/schema/print.js';
-import { operation, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { operation, startTestGateway, useTestGateway } from '../helpers/gateway.js';
 
-let gw: TestGateway;
+const gw = useTestGateway({ resetControls: true, resetAlerts: true });
 
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(() => gw.close());
-beforeEach(() => {
-  gw.sim.alerts.reset();
-  gw.sim.controls.reset();
-});
 
 const SEND_ROUTE = 'POST /v2/:appId/send';
 const sends = () => gw.sim.controls.count('alerts', SEND_ROUTE);

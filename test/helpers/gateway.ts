@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
@@ -75,6 +76,39 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       if (!options.sim) await sim.close();
     },
   };
+}
+
+export interface UseTestGatewayOptions extends TestGatewayOptions {
+  /** Before each test, reset the simulator's counts and faults (`controls.reset()`). */
+  resetControls?: boolean;
+  /** Before each test, reset the simulator's alerts state as well (`alerts.reset()`). */
+  resetAlerts?: boolean;
+}
+
+/**
+ * One test gateway for the enclosing file or `describe` block: started before its tests, closed after
+ * them, optionally reset before each. Returns it at once, as a stand-in that reaches the started
+ * gateway (read it inside hooks and tests only).
+ */
+export function useTestGateway(options: UseTestGatewayOptions = {}): TestGateway {
+  const { resetControls, resetAlerts, ...gatewayOptions } = options;
+  let started: TestGateway | undefined;
+  beforeAll(async () => {
+    started = await startTestGateway(gatewayOptions);
+  });
+  afterAll(() => started?.close());
+  if (resetControls || resetAlerts) {
+    beforeEach(() => {
+      if (resetAlerts) started!.sim.alerts.reset();
+      if (resetControls) started!.sim.controls.reset();
+    });
+  }
+  return new Proxy({} as TestGateway, {
+    get(_target, key) {
+      if (!started) throw new Error('the test gateway starts in beforeAll: use it inside hooks and tests');
+      return Reflect.get(started, key) as unknown;
+    },
+  });
 }
 
 /** Every upstream call the simulator saw, all services together. */

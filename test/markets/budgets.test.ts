@@ -1,19 +1,14 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { operation, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { operation, useTestGateway } from '../helpers/gateway.js';
 import { ASSET, HISTORY, listingCalls, rawListing, totalCalls } from './helpers.js';
 
 const MarketsPage = operation('MarketsPage');
 
 describe('upstream call budgets of the markets domain', () => {
-  let gw: TestGateway;
+  // These tests count upstream calls: 60 markets with a year of daily APY history each is past the
+  // default MAX_QUERY_COST (test/plugins/query-cost.test.ts holds the limit's own cases).
+  const gw = useTestGateway({ resetControls: true, config: { maxQueryCost: 1_000_000 } });
 
-  beforeAll(async () => {
-    // These tests count upstream calls: 60 markets with a year of daily APY history each is past the
-    // default MAX_QUERY_COST (test/plugins/query-cost.test.ts holds the limit's own cases).
-    gw = await startTestGateway({ config: { maxQueryCost: 1_000_000 } });
-  });
-  afterAll(() => gw.close());
-  beforeEach(() => gw.sim.controls.reset());
 
   // First test on this gateway: the shared asset cache is still cold.
   it('serves a page of 100 markets from the index: 0 listing calls and 1 asset call per distinct token it shows', async () => {

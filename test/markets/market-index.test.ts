@@ -1,23 +1,20 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Registry } from 'prom-client';
 import { createMarketIndex, INDEX_PAGE_SIZE } from '../../src/stores/market-index.js';
 import { createLogger } from '../../src/logger.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { useTestGateway } from '../helpers/gateway.js';
 import { indexOver, listingCalls, type IndexUnderTest } from './helpers.js';
 
 describe('the shared market index', () => {
-  let gw: TestGateway;
+  const gw = useTestGateway({ resetControls: true });
   let under: IndexUnderTest | null = null;
   let allIds: string[];
   let pages: number;
 
-  beforeAll(async () => {
-    gw = await startTestGateway();
+  beforeAll(() => {
     allIds = gw.sim.world.markets.map((m) => m.id);
     pages = Math.ceil(allIds.length / INDEX_PAGE_SIZE);
   });
-  afterAll(() => gw.close());
-  beforeEach(() => gw.sim.controls.reset());
   afterEach(() => {
     under?.index.stop();
     under = null;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { operation, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { operation, startTestGateway, useTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { listingCalls, rawById, rawListing, totalCalls, type RawFilter } from './helpers.js';
 
 const MarketsPage = operation('MarketsPage');
@@ -24,13 +24,8 @@ async function pageThrough(gw: TestGateway, filter: Record<string, unknown> | un
 }
 
 describe('markets', () => {
-  let gw: TestGateway;
+  const gw = useTestGateway({ resetControls: true });
 
-  beforeAll(async () => {
-    gw = await startTestGateway();
-  });
-  afterAll(() => gw.close());
-  beforeEach(() => gw.sim.controls.reset());
 
   it('runs MarketsPage unchanged: the first page in upstream order, totalCount null, from the index (0 listing calls)', async () => {
     const res: any = await gw.execute(MarketsPage, { first: 5 });

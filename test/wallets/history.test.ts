@@ -1,20 +1,17 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { operation, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { operation, useTestGateway } from '../helpers/gateway.js';
 import { emptyWallet, rawHistory, richWallet, sumByTimestamp, totalCalls } from './helpers.js';
 
 const WalletHistory = operation('WalletHistory');
 const HISTORY_ROUTE = 'GET /v0/positions/history';
 const HOUR = 3_600_000;
 
-let gw: TestGateway;
+const gw = useTestGateway({ resetControls: true });
 let address: string;
 
-beforeAll(async () => {
-  gw = await startTestGateway();
+beforeAll(() => {
   address = richWallet(gw);
 });
-afterAll(() => gw.close());
-beforeEach(() => gw.sim.controls.reset());
 afterEach(() => vi.restoreAllMocks());
 
 const historyCalls = () => gw.sim.controls.count('markets', HISTORY_ROUTE);

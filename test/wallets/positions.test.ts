@@ -1,5 +1,5 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { operation, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { operation, startTestGateway, useTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { emptyWallet, rawPositions, richWallet, totalCalls, worldPositions } from './helpers.js';
 
 const WalletPositions = operation('WalletPositions');
@@ -31,15 +31,13 @@ function freezeClock() {
 }
 
 describe('Wallet.positions', () => {
-  let gw: TestGateway;
+  const gw = useTestGateway();
   let address: string;
   let raw: any[];
 
-  beforeAll(async () => {
-    gw = await startTestGateway();
+  beforeAll(() => {
     address = richWallet(gw);
   });
-  afterAll(() => gw.close());
   beforeEach(async () => {
     freezeClock();
     gw.sim.controls.reset();
@@ -275,15 +273,12 @@ describe('Wallet.positions', () => {
 });
 
 describe('node(id:) of wallets and positions', () => {
-  let gw: TestGateway;
+  const gw = useTestGateway({ resetControls: true });
   let address: string;
 
-  beforeAll(async () => {
-    gw = await startTestGateway();
+  beforeAll(() => {
     address = richWallet(gw);
   });
-  afterAll(() => gw.close());
-  beforeEach(() => gw.sim.controls.reset());
 
   const NODE = `query($id: ID!) {
     node(id: $id) {
@@ -401,11 +396,7 @@ describe('wallets(addresses:) and the positions batch size', () => {
 });
 
 describe('asset calls of a positions page', () => {
-  let gw: TestGateway;
-  beforeAll(async () => {
-    gw = await startTestGateway();
-  });
-  afterAll(() => gw.close());
+  const gw = useTestGateway();
 
   it('costs at most one asset call per distinct market token, and none when repeated', async () => {
     const address = richWallet(gw);
@@ -441,12 +432,7 @@ describe('asset calls of a positions page', () => {
 });
 
 describe('bad input is refused before any upstream call', () => {
-  let gw: TestGateway;
-  beforeAll(async () => {
-    gw = await startTestGateway();
-  });
-  afterAll(() => gw.close());
-  beforeEach(() => gw.sim.controls.reset());
+  const gw = useTestGateway({ resetControls: true });
 
   const PAGE = `query($address: String!, $first: Int, $last: Int, $after: String, $before: String) {
     wallet(address: $address) { positions(first: $first, last: $last, after: $after, before: $before) { totalCount } }
