@@ -5,6 +5,7 @@ import { createAssetCache, type AssetCache, type AssetCacheOptions } from './loa
 import { createIdempotencyStore, type IdempotencyStore } from './loaders/idempotency.js';
 import { createMarketIndex, type MarketIndex } from './loaders/market-index.js';
 import type { Logger } from './logger.js';
+import { createUpstreamHealth, type UpstreamHealth } from './stores/upstream-health.js';
 import { createUpstream, type Upstream, type UpstreamConfig } from './upstream/index.js';
 
 /** What every long-lived part of the gateway is built from. */
@@ -24,6 +25,8 @@ export interface Services extends ServiceDeps {
   marketIndex: MarketIndex;
   idempotency: IdempotencyStore;
   events: EventHub;
+  /** Each upstream's breaker state and last success, for readiness and `/metrics`. */
+  upstreamHealth: UpstreamHealth;
   /** Warms what should be warm before the first request (the market index). */
   start(): Promise<void>;
   close(): Promise<void>;
@@ -58,6 +61,7 @@ export function createServices(options: ServicesOptions): Services {
     registers: [registry],
   });
 
+  const upstreamHealth = createUpstreamHealth(registry);
   const upstream = createUpstream({
     alertsUrl: urls.alerts,
     marketsUrl: urls.markets,
@@ -70,8 +74,12 @@ export function createServices(options: ServicesOptions): Services {
       const status = info.status === undefined ? 'error' : String(info.status);
       calls.inc({ service: info.service, route: info.route, status });
       durations.observe({ service: info.service, route: info.route }, info.durationMs / 1000);
+      upstreamHealth.onRequest(info);
     },
-    onBreakerStateChange: (service, state) => logger.warn({ service, state }, 'upstream circuit breaker changed state'),
+    onBreakerStateChange: (service, state) => {
+      upstreamHealth.onBreakerStateChange(service, state);
+      logger.warn({ service, state }, 'upstream circuit breaker changed state');
+    },
     ...options.upstream,
   });
 
@@ -87,6 +95,7 @@ export function createServices(options: ServicesOptions): Services {
     marketIndex,
     idempotency,
     events,
+    upstreamHealth,
     async start() {
       await marketIndex.start();
     },

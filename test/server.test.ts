@@ -6,7 +6,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** Starts the real server (`npm start`'s entry) and resolves with its printed banner. */
 function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; output: () => string; base: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/dev.ts'], {
     cwd: root,
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'silent', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -59,7 +59,7 @@ describe('npm start', () => {
   });
 
   it('fails fast naming the variable when only some upstream URLs are set', async () => {
-    const child2 = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    const child2 = spawn(process.execPath, ['--import', 'tsx', 'src/dev.ts'], {
       cwd: root,
       env: { ...process.env, PORT: '0', ALERTS_URL: 'http://127.0.0.1:1' },
       stdio: ['ignore', 'pipe', 'pipe'],
