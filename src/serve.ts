@@ -43,7 +43,7 @@ export interface ServeOptions {
 }
 
 /** How long in-flight requests get to finish on shutdown before their connections are cut. */
-const DRAIN_TIMEOUT_MS = 10_000;
+export const DRAIN_TIMEOUT_MS = 10_000;
 
 /**
  * Builds the gateway and listens on `config.port`. A port that cannot be bound ends the process at once
