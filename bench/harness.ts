@@ -52,7 +52,7 @@ export interface GatewayOptions {
 }
 
 /**
- * Built like `src/server.ts` builds it: production's upstream settings (breakers and the one retry on),
+ * Built like `src/serve.ts` builds it: production's upstream settings (breakers and the one retry on),
  * no logging. The market index is warmed by `start()` and the simulator's counts are reset after it,
  * so the first request measured is the first request a fresh replica would serve.
  */

@@ -29,7 +29,7 @@ export interface App {
   setPhase(phase: Phase): void;
 }
 
-/** Builds the gateway. Starts nothing and listens nowhere: `server.ts` does that. */
+/** Builds the gateway. Starts nothing and listens nowhere: `serve.ts` does that. */
 export function createApp(options: AppOptions): App {
   const { config, services } = options;
   let phase: Phase = 'ready';
