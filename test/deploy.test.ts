@@ -1,4 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -143,6 +145,22 @@ describe('deploy/', () => {
       expect(nginx).toMatch(/proxy_buffering off;/);
       expect(nginx).toMatch(/proxy_set_header Upgrade \$http_upgrade;/);
       expect(await status('/ready')).toBe(200);
+    });
+
+    // Where Debian's nginx is installed (it is here; a CI machine installs it for the cluster test).
+    it.runIf(spawnSync('nginx', ['-v']).status === 0)('is a configuration nginx accepts (nginx -t)', () => {
+      const prefix = mkdtempSync(join(tmpdir(), 'gateway-nginx-'));
+      try {
+        mkdirSync(join(prefix, 'logs'));
+        // The compose service names resolve only inside compose: test the rest of the file with loopback.
+        writeFileSync(join(prefix, 'nginx.conf'), nginx.replace(/server\s+gateway-\d+:/g, 'server 127.0.0.1:'));
+        const check = spawnSync('nginx', ['-t', '-p', prefix, '-c', join(prefix, 'nginx.conf'), '-g', `pid ${prefix}/nginx.pid; error_log ${prefix}/error.log;`], {
+          encoding: 'utf8',
+        });
+        expect(check.stderr).toContain('test is successful');
+      } finally {
+        rmSync(prefix, { recursive: true, force: true });
+      }
     });
   });
 });
