@@ -8,7 +8,8 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build
 
-# Run: production dependencies only, non-root.
+# Run: production dependencies only (no tsx), non-root. dist/ holds the production entry alone: the
+# development entry, its demo and the simulator are left out by tsconfig.build.json.
 FROM node:22-bookworm-slim AS run
 ENV NODE_ENV=production PORT=4000
 WORKDIR /app

@@ -52,10 +52,10 @@ export interface GatewayOptions {
 }
 
 /**
- * Built like `src/server.ts` builds it: production's upstream settings (breakers and the one retry on),
- * no logging, no rate limit (one client sends the whole load). The market index is warmed by
- * `start()` and the simulator's counts are reset after it, so the first request measured is the
- * first request a fresh replica would serve.
+ * Built like `src/serve.ts` builds it: production's upstream settings (breakers and the one retry on),
+ * no logging, no rate limit (one client sends the whole load). The market index is warmed by `start()`
+ * and the simulator's counts are reset after it, so the first request measured is the first request
+ * a fresh replica would serve.
  */
 export async function startGateway(sim: Simulator, options: GatewayOptions = {}): Promise<BenchGateway> {
   const config: Readonly<Config> = Object.freeze({ ...loadConfig({}), logLevel: 'silent', rateLimitPerMinute: 0 });

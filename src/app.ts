@@ -2,7 +2,7 @@ import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import { usePrometheus } from '@graphql-yoga/plugin-prometheus';
 import type { GraphQLError } from 'graphql';
-import { createYoga, useReadinessCheck, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from './config.js';
 import { createContext, type Context, type ServerContext } from './context.js';
 import { maskError } from './errors.js';
@@ -13,6 +13,7 @@ import { boundedParseCache, useDocumentLimits } from './plugins/document-limits.
 import { useStrictUrlParams } from './plugins/url-params.js';
 import { useQueryCost } from './plugins/query-cost.js';
 import { useGatewayResponseCache } from './plugins/response-cache.js';
+import { useReadiness, type Phase } from './plugins/readiness.js';
 import { schema } from './schema/index.js';
 import { createResponseCacheStore } from './stores/response-cache.js';
 import type { Services } from './services.js';
@@ -36,12 +37,14 @@ export interface App {
   yoga: YogaServerInstance<ServerContext, Context>;
   /** Readiness turns 503 while draining on shutdown. */
   setDraining(draining: boolean): void;
+  /** Readiness is 503 while `starting` (the entry point sets it until the services have started). */
+  setPhase(phase: Phase): void;
 }
 
-/** Builds the gateway. Starts nothing and listens nowhere: `server.ts` does that. */
+/** Builds the gateway. Starts nothing and listens nowhere: `serve.ts` does that. */
 export function createApp(options: AppOptions): App {
   const { config, services } = options;
-  let draining = false;
+  let phase: Phase = 'ready';
 
   const yoga: YogaServerInstance<ServerContext, Context> = createYoga<ServerContext, Context>({
     schema,
@@ -63,10 +66,13 @@ export function createApp(options: AppOptions): App {
           headers: options.graphiql?.headers ? JSON.stringify(options.graphiql.headers, null, 2) : undefined,
           subscriptionsProtocol: 'SSE',
         },
+    // GraphiQL's scripts and styles come from an npm package, not a CDN: the page works offline. Loaded
+    // on the first page view only (9 MB of JavaScript a production process never needs).
+    renderGraphiQL: async (graphiqlOptions) => (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(graphiqlOptions),
     plugins: [
-      useReadinessCheck({ endpoint: '/ready', check: () => !draining }),
       useStrictUrlParams(),
       useDocumentLimits(),
+      useReadiness({ endpoint: '/ready', phase: () => phase, upstreams: services.upstreamHealth }),
       useGraphQLStreamPath('/graphql', (request, serverContext) => yoga.fetch(request, serverContext)),
       // Without a secret nothing can be verified: the webhook path stays unknown (404).
       ...(config.webhookSecret ? [useEventsWebhook({ secret: config.webhookSecret, events: services.events, logger: services.logger })] : []),
@@ -102,7 +108,11 @@ export function createApp(options: AppOptions): App {
     ],
   });
 
-  return { yoga, setDraining: (value) => (draining = value) };
+  return {
+    yoga,
+    setDraining: (draining) => (phase = draining ? 'draining' : 'ready'),
+    setPhase: (next) => (phase = next),
+  };
 }
 
 /**

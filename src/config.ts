@@ -11,7 +11,10 @@ export interface UpstreamUrls {
 
 export interface Config {
   port: number;
-  /** `null`: none of the three upstream URLs is set, so the embedded simulator is started and used. */
+  /**
+   * `null`: none of the three upstream URLs is set (never in production). The development entry
+   * (`npm start`) then starts the embedded simulator; the production entry refuses to start.
+   */
   upstreams: UpstreamUrls | null;
   assetsFallbackUrl: string | null;
   serviceClientKey: string | null;
@@ -81,6 +84,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     throw new ConfigError(
       missing.join(', '),
       `set all three of ALERTS_URL, MARKETS_URL and ASSETS_URL, or none to use the embedded simulator; missing: ${missing.join(', ')}`,
+    );
+  }
+  if (missing.length === urls.length && read('NODE_ENV') === 'production') {
+    throw new ConfigError(
+      missing.join(', '),
+      'required with NODE_ENV=production (the embedded simulator is for development only: `npm start`)',
     );
   }
   const upstreams =

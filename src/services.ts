@@ -7,6 +7,7 @@ import { createAssetCache, type AssetCache, type AssetCacheOptions } from './sto
 import { createIdempotencyStore, createRedisIdempotencyStore, type IdempotencyStore } from './stores/idempotency.js';
 import { createMarketIndex, type MarketIndex } from './stores/market-index.js';
 import type { Logger } from './logger.js';
+import { createUpstreamHealth, type UpstreamHealth } from './stores/upstream-health.js';
 import { createUpstream, type UpstreamConfig } from './upstream/index.js';
 
 export type { ServiceDeps } from './deps.js';
@@ -26,6 +27,8 @@ export interface Services extends ServiceDeps {
    * limits), else `null`. Commands fail after a second rather than wait for a Redis that is away.
    */
   redis: Redis | null;
+  /** Each upstream's breaker state and last success, for readiness and `/metrics`. */
+  upstreamHealth: UpstreamHealth;
   /** Warms what should be warm before the first request (the market index). */
   start(): Promise<void>;
   close(): Promise<void>;
@@ -60,6 +63,7 @@ export function createServices(options: ServicesOptions): Services {
     registers: [registry],
   });
 
+  const upstreamHealth = createUpstreamHealth(registry);
   const upstream = createUpstream({
     alertsUrl: urls.alerts,
     marketsUrl: urls.markets,
@@ -72,8 +76,12 @@ export function createServices(options: ServicesOptions): Services {
       const status = info.status === undefined ? 'error' : String(info.status);
       calls.inc({ service: info.service, route: info.route, status });
       durations.observe({ service: info.service, route: info.route }, info.durationMs / 1000);
+      upstreamHealth.onRequest(info);
     },
-    onBreakerStateChange: (service, state) => logger.warn({ service, state }, 'upstream circuit breaker changed state'),
+    onBreakerStateChange: (service, state) => {
+      upstreamHealth.onBreakerStateChange(service, state);
+      logger.warn({ service, state }, 'upstream circuit breaker changed state');
+    },
     ...options.upstream,
   });
 
@@ -105,6 +113,7 @@ export function createServices(options: ServicesOptions): Services {
     idempotency,
     events,
     redis,
+    upstreamHealth,
     async start() {
       await marketIndex.start();
     },

@@ -36,6 +36,11 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ ALERTS_URL: 'http://a:1', MARKETS_URL: 'http://m:1' })).toThrow(/missing: ASSETS_URL/);
   });
 
+  it('refuses NODE_ENV=production with no upstream URL, naming the three variables', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(ConfigError);
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/ALERTS_URL, MARKETS_URL, ASSETS_URL/);
+  });
+
   it.each([
     ['PORT', 'eighty', /PORT/],
     ['PORT', '70000', /PORT/],
@@ -65,6 +70,9 @@ describe('loadConfig', () => {
       WEBHOOK_SECRET: 's3cret',
       REDIS_URL: 'redis://127.0.0.1:6379',
       NODE_ENV: 'production',
+      ALERTS_URL: 'http://alerts:7001',
+      MARKETS_URL: 'http://markets:7002',
+      ASSETS_URL: 'http://assets:7003',
       POSITIONS_BATCH_SIZE: '25',
       ASSETS_FALLBACK_URL: 'http://assets-b:7003',
       MARKET_INDEX_REFRESH_MS: '15000',

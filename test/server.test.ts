@@ -1,12 +1,23 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../src/simulator/index.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+/** Each test starts a process that compiles and loads the whole gateway: slow on a busy machine. */
+const SPAWN_TIMEOUT = 120_000;
 
-/** Starts the real server (`npm start`'s entry) and resolves with its printed banner. */
-function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; output: () => string; base: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+  base: string;
+}
+
+/** Runs a command in the project's root with the quiet test environment, collecting stdout and stderr. */
+function run(command: string, args: string[], env: Record<string, string>) {
+  const child = spawn(command, args, {
     cwd: root,
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'silent', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -14,32 +25,56 @@ function startServer(env: Record<string, string>): Promise<{ child: ChildProcess
   let out = '';
   child.stdout!.on('data', (chunk) => (out += chunk));
   child.stderr!.on('data', (chunk) => (out += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => out, exited };
+}
+
+/** Resolves once the banner (and `until`, if given) is printed, with the address the gateway bound. */
+function started(process: ReturnType<typeof run>, until?: string): Promise<Started> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 20_000);
     const check = () => {
-      const match = /GraphiQL at (http:\/\/localhost:\d+)\/graphql/.exec(out);
-      if (match && out.includes('Wallets to try')) {
-        clearTimeout(timer);
-        resolve({ child, output: () => out, base: match[1]! });
-      }
+      const match = /Gateway ready: Graphi?QL at (http:\/\/localhost:\d+)\/graphql/.exec(process.output());
+      if (match && (!until || process.output().includes(until))) resolve({ child: process.child, output: process.output, base: match[1]! });
     };
-    child.stdout!.on('data', check);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with ${code}:\n${out}`));
-    });
+    process.child.stdout!.on('data', check);
+    void process.exited.then((code) => reject(new Error(`exited with ${code} before it was ready:\n${process.output()}`)));
   });
 }
 
-describe('npm start', () => {
-  let child: ChildProcess | undefined;
-  afterEach(() => {
-    child?.kill('SIGKILL');
-  });
+/** The PIDs of a process's children (Linux). */
+function childrenOf(pid: number): number[] {
+  return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(/\s+/).filter(Boolean).map(Number);
+}
 
-  it('serves the simulator-backed gateway, prints demo credentials, and drains on SIGTERM', async () => {
-    const server = await startServer({});
-    child = server.child;
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A TCP port something already listens on. */
+async function takenPort(): Promise<{ port: number; server: Server }> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, resolve));
+  return { port: (server.address() as { port: number }).port, server };
+}
+
+const spawned: ChildProcess[] = [];
+/** Grandchildren (the gateway under npm): killed after the test should one outlive npm. */
+const orphans: number[] = [];
+afterEach(() => {
+  for (const child of spawned.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  for (const pid of orphans.splice(0)) if (alive(pid)) process.kill(pid, 'SIGKILL');
+});
+
+describe('npm start (the development entry)', () => {
+  it('serves the simulator-backed gateway, prints demo credentials, and stops when SIGTERM reaches npm', async () => {
+    const npm = run('npm', ['start'], {});
+    spawned.push(npm.child);
+    const server = await started(npm, 'Wallets to try');
     expect(server.output()).toMatch(/Authorization: Bearer \S+/);
     expect(server.output()).toMatch(/X-Service-Client-Key: \S+/);
 
@@ -53,21 +88,93 @@ describe('npm start', () => {
     const body = (await result.json()) as { data: { markets: { edges: unknown[] } } };
     expect(body.data.markets.edges).toHaveLength(2);
 
-    const exited = new Promise<number | null>((resolve) => server.child.on('exit', (code) => resolve(code)));
-    server.child.kill('SIGTERM');
-    expect(await exited).toBe(0);
-  });
+    // What a process manager does: SIGTERM to the PID it holds, npm's. The gateway under it must stop too.
+    const gatewayPids = childrenOf(npm.child.pid!);
+    expect(gatewayPids).toHaveLength(1);
+    orphans.push(...gatewayPids);
+    npm.child.kill('SIGTERM');
+    await npm.exited;
+    while (alive(gatewayPids[0]!)) await new Promise((resolve) => setTimeout(resolve, 100));
+    await expect(fetch(`${server.base}/health`)).rejects.toThrow();
+  }, SPAWN_TIMEOUT);
+
+  it('exits 1 at once with one line naming the port when the port is taken', async () => {
+    const { port, server } = await takenPort();
+    try {
+      const npm = run('npm', ['start'], { PORT: String(port) });
+      spawned.push(npm.child);
+      expect(await npm.exited).toBe(1);
+      const lines = npm.output().split('\n').filter((line) => line.includes(String(port)));
+      expect(lines).toEqual([`Port ${port} is already in use (set PORT to a free port)`]);
+      expect(npm.output()).not.toMatch(/WebSocket|Gateway ready/);
+    } finally {
+      server.close();
+    }
+  }, SPAWN_TIMEOUT);
 
   it('fails fast naming the variable when only some upstream URLs are set', async () => {
-    const child2 = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-      cwd: root,
-      env: { ...process.env, PORT: '0', ALERTS_URL: 'http://127.0.0.1:1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let err = '';
-    child2.stderr.on('data', (chunk) => (err += chunk));
-    const code = await new Promise<number | null>((resolve) => child2.on('exit', resolve));
-    expect(code).toBe(1);
-    expect(err).toMatch(/MARKETS_URL, ASSETS_URL/);
+    const dev = run(process.execPath, ['--import', 'tsx', 'src/dev.ts'], { ALERTS_URL: 'http://127.0.0.1:1' });
+    spawned.push(dev.child);
+    expect(await dev.exited).toBe(1);
+    expect(dev.output()).toMatch(/MARKETS_URL, ASSETS_URL/);
+  }, SPAWN_TIMEOUT);
+});
+
+describe('the production entry (src/server.ts, built to dist/server.js)', () => {
+  let sim: Simulator;
+  let upstreamEnv: Record<string, string>;
+  beforeAll(async () => {
+    sim = await startSimulator({ seed: 42 });
+    upstreamEnv = { ALERTS_URL: sim.urls.alerts, MARKETS_URL: sim.urls.markets, ASSETS_URL: sim.urls.assets };
   });
+  afterAll(() => sim.close());
+
+  const production = (env: Record<string, string>) => {
+    const server = run(process.execPath, ['--import', 'tsx', 'src/server.ts'], { NODE_ENV: 'production', ...env });
+    spawned.push(server.child);
+    return server;
+  };
+
+  it('refuses to start with NODE_ENV=production and no upstream URL, naming the three variables', async () => {
+    const server = production({ ALERTS_URL: '', MARKETS_URL: '', ASSETS_URL: '' });
+    expect(await server.exited).toBe(1);
+    expect(server.output()).toMatch(/ALERTS_URL, MARKETS_URL, ASSETS_URL: required/);
+    expect(server.output()).not.toMatch(/simulator at|Gateway ready/);
+  }, SPAWN_TIMEOUT);
+
+  it('refuses to start with no upstream URL outside production too: it has no simulator to fall back on', async () => {
+    const server = production({ NODE_ENV: '', ALERTS_URL: '', MARKETS_URL: '', ASSETS_URL: '' });
+    expect(await server.exited).toBe(1);
+    expect(server.output()).toMatch(/ALERTS_URL, MARKETS_URL, ASSETS_URL: required/);
+  }, SPAWN_TIMEOUT);
+
+  it('serves real upstreams, ready with their health, and drains on SIGTERM', async () => {
+    const process = production(upstreamEnv);
+    const server = await started(process);
+    expect(server.output()).not.toMatch(/Demo credentials|simulator/);
+    const ready = await fetch(`${server.base}/ready`);
+    expect(ready.status).toBe(200);
+    const body = (await ready.json()) as { status: string; upstreams: Record<string, { breaker: string }> };
+    expect(body.status).toBe('ready');
+    expect(body.upstreams['markets']!.breaker).toBe('closed');
+    const result = await fetch(`${server.base}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ markets(first: 2) { edges { node { marketId } } } }' }),
+    });
+    expect(((await result.json()) as { data: { markets: { edges: unknown[] } } }).data.markets.edges).toHaveLength(2);
+    server.child.kill('SIGTERM');
+    expect(await process.exited).toBe(0);
+  }, SPAWN_TIMEOUT);
+
+  it('exits 1 at once with one line naming the port when the port is taken', async () => {
+    const { port, server } = await takenPort();
+    try {
+      const gateway = production({ ...upstreamEnv, PORT: String(port) });
+      expect(await gateway.exited).toBe(1);
+      expect(gateway.output().trim()).toBe(`Port ${port} is already in use (set PORT to a free port)`);
+    } finally {
+      server.close();
+    }
+  }, SPAWN_TIMEOUT);
 });

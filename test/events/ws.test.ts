@@ -14,7 +14,7 @@ interface Listening {
   close(): Promise<void>;
 }
 
-/** The gateway on a real port, HTTP and WebSocket together, as `server.ts` serves it. */
+/** The gateway on a real port, HTTP and WebSocket together, as `src/serve.ts` serves it. */
 async function listen(gw: TestGateway, production = false): Promise<Listening> {
   const server: Server = createServer(gw.app.yoga);
   const closeWs = attachGraphQLWs(server, gw.app.yoga, { production });

@@ -1,0 +1,34 @@
+import { useReadinessCheck, type Plugin } from 'graphql-yoga';
+import type { UpstreamHealth } from '../stores/upstream-health.js';
+
+/** Where the process is in its life: readiness is 200 only while `ready`. */
+export type Phase = 'starting' | 'ready' | 'draining';
+
+export interface ReadinessOptions {
+  /** Path of the readiness probe. Default `/ready`. */
+  endpoint?: string;
+  /** The process's phase, read on every probe. */
+  phase: () => Phase;
+  /** The upstreams' breaker states and last successes, reported in the body (never a reason for 503). */
+  upstreams: UpstreamHealth;
+}
+
+/**
+ * Readiness (`GET /ready`): 200 once started and until shutdown begins, 503 while starting or draining.
+ * The JSON body tells the truth about the upstreams (`{ status, upstreams: { alerts: { breaker,
+ * lastSuccessAt } ... } }`) without making it a reason to leave rotation: an upstream outage hits every
+ * replica alike, and taking them all out would turn degraded answers into none.
+ */
+export function useReadiness(options: ReadinessOptions): Plugin {
+  return useReadinessCheck({
+    endpoint: options.endpoint ?? '/ready',
+    check: ({ fetchAPI }) => {
+      const status = options.phase();
+      const body = JSON.stringify({ status, upstreams: options.upstreams.snapshot() });
+      return new fetchAPI.Response(body, {
+        status: status === 'ready' ? 200 : 503,
+        headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
+      });
+    },
+  });
+}

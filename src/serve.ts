@@ -1,0 +1,116 @@
+import { createServer } from 'node:http';
+import { createApp, type AppOptions } from './app.js';
+import { ConfigError, loadConfig, type Config, type UpstreamUrls } from './config.js';
+import type { Logger } from './logger.js';
+import { createServices } from './services.js';
+import { attachGraphQLWs } from './ws.js';
+
+/**
+ * Listening, signals and graceful shutdown, shared by the two entry points: `server.ts` (production,
+ * `node dist/server.js`) and `dev.ts` (`npm start`, with the embedded simulator). Imports nothing of the
+ * simulator.
+ */
+
+/** Prints one line to stderr and ends the process with exit code 1. */
+export function fail(line: string): never {
+  console.error(line);
+  process.exit(1);
+}
+
+/** The configuration, or one line naming the variable at fault and exit code 1. */
+export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) fail(`Configuration error: ${error.message}`);
+    throw error;
+  }
+}
+
+export interface ServeOptions {
+  config: Readonly<Config>;
+  urls: UpstreamUrls;
+  logger: Logger;
+  graphiql?: AppOptions['graphiql'];
+  /**
+   * Runs once the port is bound and the services have started, with the port actually bound (the
+   * development entry starts its event emitter and prints its banner). What it returns runs first on
+   * shutdown.
+   */
+  onReady?: (port: number) => void | (() => Promise<void>);
+  /** Runs last on shutdown, after the services have closed (the development entry stops its simulator). */
+  onStopped?: () => Promise<void>;
+}
+
+/** How long in-flight requests get to finish on shutdown before their connections are cut. */
+export const DRAIN_TIMEOUT_MS = 10_000;
+
+/**
+ * Builds the gateway and listens on `config.port`. A port that cannot be bound ends the process at once
+ * (exit code 1, one line naming the port). SIGTERM or SIGINT drain it: readiness turns 503, WebSockets
+ * close with 1001, event streams complete, in-flight requests finish, then the process exits 0.
+ */
+export async function serve(options: ServeOptions): Promise<void> {
+  const { config, urls, logger } = options;
+  const services = createServices({ config, urls, logger });
+  const app = createApp({ config, services, graphiql: options.graphiql });
+  app.setPhase('starting');
+  const server = createServer(app.yoga);
+
+  // Bound before anything slow starts, so a taken port is reported at once. The WebSocket server is
+  // attached after: attached before, it re-emits the listen error as its own and the process lingers.
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'EADDRINUSE') fail(`Port ${config.port} is already in use (set PORT to a free port)`);
+    if (error.code === 'EACCES') fail(`Port ${config.port} cannot be bound by this user (set PORT to a free port above 1023)`);
+    throw error;
+  });
+  const closeGraphQLWs = attachGraphQLWs(server, app.yoga, { production: config.production });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+
+  let stopping = false;
+  let beforeStop: (() => Promise<void>) | void = undefined;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: draining in-flight requests');
+    app.setPhase('draining');
+    await beforeStop?.();
+    // WebSockets outlive the HTTP server's close(). Closed first, with 1001 Going Away, their graphql-ws
+    // clients reconnect and subscribe again (to another replica) rather than see their streams complete.
+    await closeGraphQLWs();
+    // Open event streams never end on their own: complete them so in-flight requests can finish.
+    await services.events.close();
+    const force = setTimeout(() => {
+      logger.warn('in-flight requests did not finish in time; closing connections');
+      server.closeAllConnections();
+    }, DRAIN_TIMEOUT_MS);
+    force.unref();
+    // Stop accepting; close idle keep-alive sockets so close() resolves once in-flight requests end.
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    await closed;
+    await services.close();
+    await options.onStopped?.();
+    clearTimeout(force);
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  await services.start();
+  if (stopping) return;
+  app.setPhase('ready');
+  const base = `http://localhost:${port}`;
+  console.log(
+    `\nGateway ready: ${config.production ? 'GraphQL' : 'GraphiQL'} at ${base}/graphql  (health ${base}/health, readiness ${base}/ready, metrics ${base}/metrics)`,
+  );
+  beforeStop = options.onReady?.(port);
+}

@@ -1,0 +1,151 @@
+import { readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+  engines: { node: string };
+  scripts: Record<string, string>;
+};
+/** What only the development entry (`npm start`) may load. */
+const DEVELOPMENT_ONLY = /^src\/(dev\.ts|demo\.ts|simulator\/)/;
+
+/** The modules a file loads at run time: type-only imports are erased by the compiler and do not count. */
+function runtimeImports(file: string): string[] {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest);
+  const out: string[] = [];
+  const visit = (node: ts.Node) => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      const typeOnly = ts.isImportDeclaration(node) ? node.importClause?.isTypeOnly : node.isTypeOnly;
+      if (!typeOnly) out.push(node.moduleSpecifier.text);
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      const [specifier] = node.arguments;
+      if (specifier && ts.isStringLiteral(specifier)) out.push(specifier.text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return out;
+}
+
+/** Every source file and package the production entry reaches, following relative imports. */
+function importGraph(entry: string): { files: string[]; packages: string[] } {
+  const files = new Set<string>();
+  const packages = new Set<string>();
+  const queue = [join(root, entry)];
+  while (queue.length > 0) {
+    const file = queue.pop()!;
+    if (files.has(file)) continue;
+    files.add(file);
+    for (const specifier of runtimeImports(file)) {
+      if (specifier.startsWith('.')) queue.push(join(dirname(file), specifier).replace(/\.js$/, '.ts'));
+      else packages.add(specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!);
+    }
+  }
+  return { files: [...files].map((file) => relative(root, file)).sort(), packages: [...packages].sort() };
+}
+
+describe('the production entry (node dist/server.js)', () => {
+  const graph = importGraph('src/server.ts');
+
+  it('never imports the simulator, its event emitter or the demo banner', () => {
+    expect(graph.files).toContain('src/app.ts');
+    expect(graph.files.filter((file) => DEVELOPMENT_ONLY.test(file))).toEqual([]);
+  });
+
+  it('loads only Node built-ins and production dependencies (tsx is a development dependency)', () => {
+    const builtins = new Set([...builtinModules, ...builtinModules.map((name) => `node:${name}`)]);
+    const outside = graph.packages.filter((name) => !builtins.has(name) && !(name in pkg.dependencies));
+    expect(outside).toEqual([]);
+    expect(pkg.dependencies).not.toHaveProperty('tsx');
+    expect(pkg.devDependencies).toHaveProperty('tsx');
+  });
+
+  it('is built without the development entry, the demo and the simulator, so the image does not ship them', () => {
+    const configFile = ts.readConfigFile(join(root, 'tsconfig.build.json'), ts.sys.readFile);
+    const parsed = ts.parseJsonConfigFileContent(configFile.config, ts.sys, root);
+    const built = parsed.fileNames.map((file) => relative(root, file));
+    expect(built).toContain('src/server.ts');
+    expect(built.filter((file) => DEVELOPMENT_ONLY.test(file))).toEqual([]);
+    // The image's run stage: production dependencies and the compiled dist/ only, started by the production entry.
+    const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+    const runStage = dockerfile.slice(dockerfile.lastIndexOf('FROM '));
+    expect(runStage).toMatch(/npm ci --omit=dev/);
+    expect(runStage.match(/^COPY .*/gm)).toEqual(['COPY package.json package-lock.json ./', 'COPY --from=build /app/dist ./dist']);
+    expect(runStage).toContain('CMD ["node", "dist/server.js"]');
+  });
+
+  it('is what npm start is not: npm start execs the development entry in one process', () => {
+    // `exec`: npm's shell becomes node, so the SIGTERM a process manager sends npm reaches the gateway.
+    expect(pkg.scripts['start']).toBe('exec node --import tsx src/dev.ts');
+    expect(pkg.scripts['start:prod']).toBe('node dist/server.js');
+  });
+});
+
+/** A version as [major, minor, patch], missing or `x` parts as null. */
+function parseVersion(text: string): (number | null)[] {
+  const parts = text.replace(/^v/, '').split('.');
+  return [0, 1, 2].map((i) => (parts[i] === undefined || /^[xX*]$/.test(parts[i]!) ? null : Number(parts[i])));
+}
+
+function compare(a: number[], b: (number | null)[]): number {
+  for (let i = 0; i < 3; i++) if (a[i]! !== (b[i] ?? 0)) return a[i]! - (b[i] ?? 0);
+  return 0;
+}
+
+/** The subset of npm's semver ranges that `engines.node` fields use: `>=`, `>`, `<`, `<=`, `^`, `~`, bare versions and `||`. */
+function satisfies(version: string, range: string): boolean {
+  const v = parseVersion(version) as number[];
+  return range.split('||').some((alternative) =>
+    alternative
+      .replace(/(>=|<=|>|<|=|\^|~)\s+/g, '$1')
+      .trim()
+      .split(/\s+/)
+      .every((comparator) => {
+        const [, op = '', rest = ''] = /^(>=|<=|>|<|=|\^|~)?(.*)$/.exec(comparator)!;
+        const r = parseVersion(rest);
+        const c = compare(v, r);
+        if (op === '>=') return c >= 0;
+        if (op === '>') return c > 0;
+        if (op === '<=') return c <= 0;
+        if (op === '<') return c < 0;
+        if (op === '^') return c >= 0 && v[0] === r[0] && (r[0] !== 0 || r[1] === null || v[1] === r[1]);
+        if (op === '~') return c >= 0 && v[0] === r[0] && (r[1] === null || v[1] === r[1]);
+        return r.every((part, i) => part === null || part === v[i]);
+      }),
+  );
+}
+
+describe('Node versions', () => {
+  const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { version?: string; engines?: { node?: string } | string[] }>;
+  };
+  const oldest = /^>=\s*(\d+\.\d+(?:\.\d+)?)$/.exec(pkg.engines.node)?.[1];
+
+  it('reads semver ranges as npm does', () => {
+    expect(satisfies('20.20.2', '^20.19.0 || >=22.12.0')).toBe(true);
+    expect(satisfies('20.18.0', '^20.19.0 || >=22.12.0')).toBe(false);
+    expect(satisfies('20.20.2', '>=22.15.0')).toBe(false);
+    expect(satisfies('20.20.2', '>= 14.6')).toBe(true);
+    expect(satisfies('20.20.2', '20 || >=22')).toBe(true);
+    expect(satisfies('20.20.2', '^10 || ^12 || ^13.7 || ^14 || >=15.0.1')).toBe(true);
+    expect(satisfies('20.20.2', '>= 10.x')).toBe(true);
+  });
+
+  it.each([
+    ['the oldest the project states (package.json engines)', oldest ?? 'unparsed'],
+    ['this one', process.versions.node],
+  ])('every locked package accepts %s (%s): npm ci warns no EBADENGINE', (_label, version) => {
+    expect(oldest, `package.json engines.node must read ">=X.Y.Z", not ${pkg.engines.node}`).toBeDefined();
+    const refusing = Object.entries(lock.packages)
+      .filter(([path, entry]) => path !== '' && entry.engines && !Array.isArray(entry.engines) && entry.engines.node)
+      .filter(([, entry]) => !satisfies(version, (entry.engines as { node: string }).node))
+      .map(([path, entry]) => `${path}@${entry.version} wants node ${(entry.engines as { node: string }).node}`);
+    expect(refusing).toEqual([]);
+  });
+});
