@@ -10,7 +10,7 @@ console.log(`  ALERTS_URL=${sim.urls.alerts}`);
 console.log(`  MARKETS_URL=${sim.urls.markets}`);
 console.log(`  ASSETS_URL=${sim.urls.assets}`);
 console.log(`Demo subscriber: Authorization: Bearer ${demo.token}  X-Service-Client-Key: ${demo.clientKey}`);
-console.log(`Controls: GET ${sim.url}/__sim/state, POST ${sim.url}/__sim/latency | /__sim/fault | /__sim/reset`);
+console.log(`Controls: GET ${sim.url}/__sim/state | /__sim/requests | /__sim/subscribers | /__sim/wallets, POST ${sim.url}/__sim/latency | /__sim/fault | /__sim/reset`);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
