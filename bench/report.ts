@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, platform, release } from 'node:os';
 import { ms, UPSTREAM_LATENCY } from './harness.js';
 import type { Row, ScenarioResult } from './scenarios.js';
@@ -67,4 +67,17 @@ export function markdown(results: readonly ScenarioResult[], totalMs: number, lo
 
 export function writeResults(path: URL, content: string): void {
   writeFileSync(path, content);
+}
+
+export function readResults(path: URL): string {
+  return existsSync(path) ? readFileSync(path, 'utf8') : '# Benchmark results\n';
+}
+
+/** `document` with the section under `heading` (up to the next `## ` heading) replaced by `section`, or `section` appended. */
+export function replaceSection(document: string, heading: string, section: string): string {
+  const start = document.indexOf(`${heading}\n`);
+  const body = section.endsWith('\n') ? section : `${section}\n`;
+  if (start < 0) return `${document.replace(/\n*$/, '\n\n')}${body}`;
+  const next = document.indexOf('\n## ', start + heading.length);
+  return `${document.slice(0, start)}${body}${next < 0 ? '' : document.slice(next + 1)}`;
 }

@@ -1,24 +1,42 @@
 /**
  * `npm run bench`: the gateway over HTTP in front of the embedded simulator with realistic upstream
- * latency. Prints one line per measurement, a markdown table, and writes it to bench/RESULTS.md.
+ * latency, then the throughput comparison (the built gateway, a hand-written baseline and a bare server,
+ * each in its own pinned process, under autocannon). Prints one line per measurement, markdown tables,
+ * and writes them to bench/RESULTS.md.
  *
- *   npm run bench                       every scenario
+ *   npm run bench                       every scenario, then the throughput comparison (writes RESULTS.md)
  *   npm run bench -- markets degraded   only those (mobile, markets, wallets, degraded, memory)
+ *   npm run bench -- --throughput       only the throughput comparison (rewrites its section of RESULTS.md)
+ *   npm run bench:throughput            the same
  */
 import { performance } from 'node:perf_hooks';
 import { clientAgent, startBenchSimulator, UPSTREAM_LATENCY } from './harness.js';
-import { busy, line, loadAverage, machine, markdown, table, writeResults } from './report.js';
+import { busy, line, loadAverage, machine, markdown, readResults, replaceSection, table, writeResults } from './report.js';
 import { degraded, marketsPage, memory, mobileHome, walletPositions, warmUpProcess, type ScenarioResult } from './scenarios.js';
+import { runThroughput, THROUGHPUT_DEFAULTS, THROUGHPUT_HEADING } from './throughput/run.js';
 
 const SCENARIOS = { mobile: mobileHome, markets: marketsPage, wallets: walletPositions, degraded, memory } as const;
 type Name = keyof typeof SCENARIOS;
 
+const RESULTS = new URL('./RESULTS.md', import.meta.url);
+
 async function main(): Promise<void> {
-  const asked = process.argv.slice(2);
-  const unknown = asked.filter((a) => !(a in SCENARIOS));
+  const args = process.argv.slice(2);
+  const throughputOnly = args.includes('--throughput');
+  const build = !args.includes('--no-build');
+  const asked = args.filter((a) => !a.startsWith('--'));
+  const unknown = [...asked.filter((a) => !(a in SCENARIOS)), ...args.filter((a) => a.startsWith('--') && a !== '--throughput' && a !== '--no-build')];
   if (unknown.length > 0) {
-    console.error(`Unknown scenario(s): ${unknown.join(', ')}. Choose from: ${Object.keys(SCENARIOS).join(', ')}.`);
+    console.error(`Unknown argument(s): ${unknown.join(', ')}. Scenarios: ${Object.keys(SCENARIOS).join(', ')}; flags: --throughput, --no-build.`);
     process.exit(2);
+  }
+  if (throughputOnly) {
+    if (asked.length > 0) console.log(`--throughput runs the throughput comparison only: ignoring ${asked.join(', ')}.`);
+    const run = await runThroughput({ ...THROUGHPUT_DEFAULTS, build });
+    console.log(`\n${run.markdown}`);
+    writeResults(RESULTS, replaceSection(readResults(RESULTS), THROUGHPUT_HEADING, run.markdown));
+    console.log('Throughput section written to bench/RESULTS.md');
+    return;
   }
   const names = (asked.length > 0 ? asked : Object.keys(SCENARIOS)) as Name[];
 
@@ -56,7 +74,11 @@ async function main(): Promise<void> {
   console.log(`\n${failed.length === 0 ? 'Every budget held.' : `${failed.length} budget(s) failed.`} Total ${Math.round(totalMs / 1000)} s.`);
   // Only a full run is the record; a partial one is for a quick look.
   if (asked.length === 0) {
-    writeResults(new URL('./RESULTS.md', import.meta.url), markdown(results, totalMs, load, warmUp));
+    // The comparison runs after the in-process scenarios have closed everything: it needs both cores.
+    console.log('');
+    const run = await runThroughput({ ...THROUGHPUT_DEFAULTS, build });
+    console.log(`\n${run.markdown}`);
+    writeResults(RESULTS, `${markdown(results, totalMs, load, warmUp)}\n${run.markdown}`);
     console.log('Written to bench/RESULTS.md');
   }
 }

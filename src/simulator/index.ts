@@ -131,6 +131,19 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     if (method === 'GET' && path === '/state') return { status: 200, body: controls.state() };
     if (method === 'GET' && path === '/requests') return { status: 200, body: controls.counts() };
     if (method === 'GET' && path === '/headers') return { status: 200, body: controls.headerLog() };
+    // Fixtures for a load generator in another process: every subscriber's credentials, and the wallets by size.
+    if (method === 'GET' && path === '/subscribers') {
+      const subscribers = [...alerts.subscribers.values()].map((s) => ({
+        walletAddress: s.walletAddress,
+        token: s.token,
+        positions: world.positionsByOwner.get(s.walletAddress)?.length ?? 0,
+      }));
+      return { status: 200, body: { clientKey: alerts.demo.clientKey, subscribers } };
+    }
+    if (method === 'GET' && path === '/wallets') {
+      const wallets = world.wallets.map((w) => ({ address: w.address, positions: world.positionsByOwner.get(w.address)?.length ?? 0 }));
+      return { status: 200, body: { wallets: wallets.sort((a, b) => b.positions - a.positions) } };
+    }
     if (method === 'POST' && path === '/reset') {
       controls.reset();
       return { status: 200, body: {} };

@@ -11,7 +11,7 @@ console.log(`  MARKETS_URL=${sim.urls.markets}`);
 console.log(`  ASSETS_URL=${sim.urls.assets}`);
 console.log(`Demo subscriber: Authorization: Bearer ${demo.token}  X-Service-Client-Key: ${demo.clientKey}`);
 console.log(`Demo app: X-Service-Api-Key: ${demo.apiKey}  appId: ${demo.appId}  wallet: ${demo.walletAddress}`);
-console.log(`Controls: GET ${sim.url}/__sim/state, POST ${sim.url}/__sim/latency | /__sim/fault | /__sim/reset`);
+console.log(`Controls: GET ${sim.url}/__sim/state | /__sim/requests | /__sim/subscribers | /__sim/wallets, POST ${sim.url}/__sim/latency | /__sim/fault | /__sim/reset`);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {

@@ -176,3 +176,32 @@ describe('routing', () => {
     expect(m.headers.get('allow')).toBe('GET');
   });
 });
+
+describe('fixtures for a load generator in another process', () => {
+  it('lists every subscriber with a token the alerts service accepts, and its position count', async () => {
+    const { status, body } = await control('GET', '/subscribers');
+    expect(status).toBe(200);
+    expect(body.clientKey).toBe(sim.alerts.demo.clientKey);
+    expect(body.subscribers).toHaveLength(sim.alerts.subscribers.size);
+    expect(body.subscribers[0]).toEqual({
+      walletAddress: sim.alerts.demo.walletAddress,
+      token: sim.alerts.demo.token,
+      positions: sim.world.positionsByOwner.get(sim.alerts.demo.walletAddress)!.length,
+    });
+    for (const { token, walletAddress } of body.subscribers.slice(0, 20)) {
+      const auth = await fetch(`${sim.urls.alerts}/v2/auth`, { headers: { authorization: `Bearer ${token}`, 'x-service-client-key': body.clientKey } });
+      expect(await auth.json()).toEqual({ walletAddress });
+    }
+  });
+
+  it('lists every wallet, the most positions first', async () => {
+    const { status, body } = await control('GET', '/wallets');
+    expect(status).toBe(200);
+    expect(body.wallets).toHaveLength(sim.world.wallets.length);
+    const largest = Math.max(...[...sim.world.positionsByOwner.values()].map((p) => p.length));
+    expect(body.wallets[0].positions).toBe(largest);
+    expect(sim.world.positionsByOwner.get(body.wallets[0].address)).toHaveLength(largest);
+    const counts = body.wallets.map((w: { positions: number }) => w.positions);
+    expect(counts).toEqual([...counts].sort((a, b) => b - a));
+  });
+});

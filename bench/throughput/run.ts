@@ -1,0 +1,440 @@
+/**
+ * The throughput mode of `npm run bench`: the built gateway against a hand-written baseline and a bare
+ * server, each in its own process pinned to one core, in front of the standalone simulator, under
+ * autocannon at 50 connections. See bench/README.md ("Throughput").
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { request } from 'undici';
+import { canPin, cpuMs, freePort, peakRss, pin, startNode, waitReady, type Proc } from './processes.js';
+import { screens, type Screen, type ScreenName } from './screens.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface ThroughputOptions {
+  /** Seconds of each warm window. */
+  warmSeconds: number;
+  /** Requests of each cold window (the first requests of a fresh process). */
+  coldRequests: number;
+  connections: number;
+  /** Upstream latencies to run at, in ms (every service, no jitter). */
+  latencies: number[];
+  /** Run `npm run build` first (the gateway runs from dist/). */
+  build: boolean;
+}
+
+export const THROUGHPUT_DEFAULTS: ThroughputOptions = { warmSeconds: 5, coldRequests: 100, connections: 50, latencies: [0, 20], build: true };
+
+/** How many subscribers' tokens the mobile screen rotates over. */
+const SUBSCRIBERS = 20;
+/** Cores: the load generator and the simulator share one, the measured server has the other to itself. */
+const RIG_CORE = 0;
+const SERVER_CORE = 1;
+
+type ServerKind = 'gateway' | 'baseline' | 'bare';
+type Phase = 'cold' | 'warm';
+
+export interface ThroughputRow {
+  screen: ScreenName;
+  latencyMs: number;
+  phase: Phase;
+  server: ServerKind;
+  requests: number;
+  seconds: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  cpuMsPerRequest: number;
+  /** Upstream calls per request, by service. */
+  upstream: Record<string, number>;
+  peakRssBytes: number;
+  non2xx: number;
+  /** 2xx responses whose body carries `errors`. */
+  graphqlErrors: number;
+  /** Socket errors and timeouts of the load generator. */
+  failures: number;
+  /** The first error body seen, shortened. */
+  firstError: string | null;
+}
+
+interface Fixtures {
+  clientKey: string;
+  tokens: string[];
+  wallet: { address: string; positions: number };
+}
+
+interface Rig {
+  simUrl: string;
+  env: NodeJS.ProcessEnv;
+  fixtures: Fixtures;
+  pinned: boolean;
+}
+
+async function getJson<T>(url: string): Promise<T> {
+  const response = await request(url);
+  if (response.statusCode !== 200) throw new Error(`GET ${url}: ${response.statusCode} ${await response.body.text()}`);
+  return (await response.body.json()) as T;
+}
+
+async function postJson(url: string, body: unknown): Promise<void> {
+  const response = await request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  await response.body.dump();
+  if (response.statusCode !== 200) throw new Error(`POST ${url}: ${response.statusCode}`);
+}
+
+async function setLatency(simUrl: string, ms: number): Promise<void> {
+  for (const service of ['alerts', 'markets', 'assets']) {
+    await postJson(`${simUrl}/__sim/latency`, { target: { service }, latency: ms > 0 ? { fixedMs: ms } : null });
+  }
+}
+
+async function upstreamCounts(simUrl: string): Promise<Record<string, number>> {
+  const byRoute = await getJson<Record<string, number>>(`${simUrl}/__sim/requests`);
+  const out: Record<string, number> = { alerts: 0, markets: 0, assets: 0 };
+  for (const [key, n] of Object.entries(byRoute)) {
+    const service = key.split(' ')[0]!;
+    out[service] = (out[service] ?? 0) + n;
+  }
+  return out;
+}
+
+/** 20 subscribers whose tokens the alerts service accepts, and the wallet with the most positions. */
+async function loadFixtures(simUrl: string): Promise<Fixtures> {
+  const { clientKey, subscribers } = await getJson<{ clientKey: string; subscribers: { token: string }[] }>(`${simUrl}/__sim/subscribers`);
+  const tokens: string[] = [];
+  for (const { token } of subscribers) {
+    if (tokens.length === SUBSCRIBERS) break;
+    const response = await request(`${simUrl}/alerts/v2/auth`, { headers: { authorization: `Bearer ${token}`, 'x-service-client-key': clientKey } });
+    await response.body.dump();
+    if (response.statusCode === 200) tokens.push(token);
+  }
+  if (tokens.length < SUBSCRIBERS) throw new Error(`The simulator has ${tokens.length} usable subscriber tokens; the mobile screen needs ${SUBSCRIBERS}.`);
+  const { wallets } = await getJson<{ wallets: { address: string; positions: number }[] }>(`${simUrl}/__sim/wallets`);
+  return { clientKey, tokens, wallet: wallets[0]! };
+}
+
+// ---------------------------------------------------------------------------------------------
+// One measured window
+// ---------------------------------------------------------------------------------------------
+
+interface Target {
+  kind: ServerKind;
+  proc: Proc;
+  port: number;
+}
+
+/** The request autocannon sends for a screen to a server. */
+function requestFor(target: Target, screen: Screen, fixtures: Fixtures, state: WindowState): autocannon.Request {
+  const graphql = JSON.stringify({ query: screen.query, variables: screen.variables });
+  const base: autocannon.Request =
+    target.kind === 'baseline'
+      ? { method: 'POST', path: screen.baselinePath, body: JSON.stringify(screen.baselineBody) }
+      : { method: 'POST', path: '/graphql', body: graphql };
+  base.headers = { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json' };
+  let turn = 0;
+  if (screen.signedIn) {
+    base.setupRequest = (req) => {
+      const token = fixtures.tokens[turn++ % fixtures.tokens.length]!;
+      return { ...req, headers: { ...req.headers, authorization: `Bearer ${token}`, 'x-service-client-key': fixtures.clientKey } };
+    };
+  }
+  base.onResponse = (status, body) => {
+    const ok = status >= 200 && status < 300;
+    const withErrors = ok && body.includes('"errors"');
+    if (withErrors) state.graphqlErrors++;
+    if ((!ok || withErrors) && state.firstError === null) state.firstError = `HTTP ${status}: ${body.slice(0, 300)}`;
+    if (ok && !withErrors) state.lastGoodBody = body;
+  };
+  return base;
+}
+
+interface WindowState {
+  graphqlErrors: number;
+  firstError: string | null;
+  lastGoodBody: string | null;
+}
+
+/** Waits (at most 5 s) until the server is idle: no upstream call and at most one clock tick of CPU over 200 ms. */
+async function settle(simUrl: string, pid: number): Promise<void> {
+  const total = async () => Object.values(await upstreamCounts(simUrl)).reduce((a, b) => a + b, 0);
+  let calls = await total();
+  let cpu = cpuMs(pid);
+  for (let i = 0; i < 25; i++) {
+    await new Promise((r) => setTimeout(r, 200));
+    const [nowCalls, nowCpu] = [await total(), cpuMs(pid)];
+    if (nowCalls === calls && nowCpu - cpu <= 10) return;
+    [calls, cpu] = [nowCalls, nowCpu];
+  }
+}
+
+/** Requests per connection of the unmeasured warm-up before a warm window; its rate sizes the window. */
+const WARM_UP_PER_CONNECTION = 4;
+
+/**
+ * One window of `amount` requests: every request sent is answered inside the window, so CPU and upstream
+ * calls divide exactly. A warm window is first sized by an unmeasured warm-up.
+ */
+async function measure(rig: Rig, target: Target, screen: Screen, latencyMs: number, phase: Phase, options: ThroughputOptions): Promise<{ row: ThroughputRow; body: string | null }> {
+  const state: WindowState = { graphqlErrors: 0, firstError: null, lastGoodBody: null };
+  const load = (run: { amount: number } | { duration: number }, s: WindowState) =>
+    autocannon({
+      url: `http://127.0.0.1:${target.port}`,
+      connections: options.connections,
+      pipelining: 1,
+      timeout: 30,
+      ...run,
+      requests: [requestFor(target, screen, rig.fixtures, s)],
+    });
+  let amount = options.coldRequests;
+  if (phase === 'warm') {
+    const warmUp = await load({ amount: WARM_UP_PER_CONNECTION * options.connections }, { graphqlErrors: 0, firstError: null, lastGoodBody: null });
+    const rate = warmUp.requests.total / Math.max(0.01, warmUp.duration);
+    amount = Math.min(100_000, Math.max(2 * options.connections, Math.round(rate * options.warmSeconds)));
+  }
+  await settle(rig.simUrl, target.proc.pid);
+  const countsBefore = await upstreamCounts(rig.simUrl);
+  const cpuBefore = cpuMs(target.proc.pid);
+  const result = await load({ amount }, state);
+  const cpuAfter = cpuMs(target.proc.pid);
+  const countsAfter = await upstreamCounts(rig.simUrl);
+  const requests = result.requests.total;
+  const per = (n: number) => (requests > 0 ? n / requests : NaN);
+  return {
+    body: state.lastGoodBody,
+    row: {
+      screen: screen.name,
+      latencyMs,
+      phase,
+      server: target.kind,
+      requests,
+      seconds: result.duration,
+      rps: requests / result.duration,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      cpuMsPerRequest: per(cpuAfter - cpuBefore),
+      upstream: Object.fromEntries(Object.keys(countsAfter).map((s) => [s, per((countsAfter[s] ?? 0) - (countsBefore[s] ?? 0))])),
+      peakRssBytes: peakRss(target.proc.pid),
+      non2xx: result.non2xx,
+      graphqlErrors: state.graphqlErrors,
+      failures: result.errors + result.timeouts,
+      firstError: state.firstError,
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The servers
+// ---------------------------------------------------------------------------------------------
+
+async function startTarget(rig: Rig, kind: ServerKind, bodyFile?: string): Promise<Target> {
+  const port = await freePort();
+  const core = rig.pinned ? SERVER_CORE : null;
+  let proc: Proc;
+  let health: string;
+  if (kind === 'gateway') {
+    proc = startNode([join(ROOT, 'dist/server.js')], { ...rig.env, PORT: String(port) }, core);
+    health = `http://127.0.0.1:${port}/health`;
+  } else if (kind === 'baseline') {
+    proc = startNode(['--import', 'tsx', join(ROOT, 'bench/throughput/baseline.ts')], { ...rig.env, PORT: String(port) }, core);
+    health = `http://127.0.0.1:${port}/health`;
+  } else {
+    proc = startNode(['--import', 'tsx', join(ROOT, 'bench/throughput/bare.ts')], { ...rig.env, PORT: String(port), BODY_FILE: bodyFile }, core);
+    health = `http://127.0.0.1:${port}/`;
+  }
+  try {
+    await waitReady(proc, health);
+  } catch (error) {
+    await proc.stop();
+    throw error;
+  }
+  return { kind, proc, port };
+}
+
+/** A fresh process: its first `coldRequests` requests (cold), then a warm window. */
+async function coldAndWarm(rig: Rig, kind: ServerKind, screen: Screen, latencyMs: number, options: ThroughputOptions, log: (row: ThroughputRow) => void) {
+  const target = await startTarget(rig, kind);
+  try {
+    const cold = await measure(rig, target, screen, latencyMs, 'cold', options);
+    log(cold.row);
+    const warm = await measure(rig, target, screen, latencyMs, 'warm', options);
+    log(warm.row);
+    return { rows: [cold.row, warm.row], body: warm.body ?? cold.body };
+  } finally {
+    await target.proc.stop();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The run
+// ---------------------------------------------------------------------------------------------
+
+export interface ThroughputRun {
+  rows: ThroughputRow[];
+  markdown: string;
+}
+
+export async function runThroughput(options: ThroughputOptions = THROUGHPUT_DEFAULTS): Promise<ThroughputRun> {
+  const started = Date.now();
+  const loadBefore = loadavg().map((l) => l.toFixed(2)).join(' / ');
+  const loadBefore1 = loadavg()[0] ?? 0;
+  if (options.build) {
+    console.log('Building the gateway (npm run build) ...');
+    execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
+  }
+  const pinned = canPin();
+  // This process is the load generator: it shares a core with the simulator, the measured server has the other.
+  if (pinned) pin(process.pid, RIG_CORE);
+
+  const simPort = await freePort();
+  const baseEnv: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production' };
+  delete baseEnv['REDIS_URL'];
+  const sim = startNode(['--import', 'tsx', join(ROOT, 'src/simulator/main.ts')], { ...baseEnv, SIMULATOR_PORT: String(simPort), SIMULATOR_SEED: '42' }, pinned ? RIG_CORE : null);
+  const simUrl = `http://127.0.0.1:${simPort}`;
+  const rows: ThroughputRow[] = [];
+  const notes: string[] = [];
+  const tmp = mkdtempSync(join(tmpdir(), 'bench-bare-'));
+  try {
+    await waitReady(sim, `${simUrl}/__sim/state`);
+    const fixtures = await loadFixtures(simUrl);
+    const env: NodeJS.ProcessEnv = {
+      ...baseEnv,
+      ALERTS_URL: `${simUrl}/alerts`,
+      MARKETS_URL: `${simUrl}/markets`,
+      ASSETS_URL: `${simUrl}/assets`,
+    };
+    const rig: Rig = { simUrl, env, fixtures, pinned };
+    const all = screens(fixtures.wallet.address);
+    const log = (row: ThroughputRow) => console.log(consoleLine(row));
+    console.log(
+      `Throughput: ${options.connections} connections, cold = first ${options.coldRequests} requests of a fresh process, warm = ${WARM_UP_PER_CONNECTION * options.connections} requests unmeasured then ≈ ${options.warmSeconds} s of requests; ` +
+        `servers ${pinned ? `pinned to core ${SERVER_CORE}, simulator and load generator to core ${RIG_CORE}` : 'NOT pinned (no taskset or one core)'}.`,
+    );
+    console.log(`Wallet screen: ${fixtures.wallet.address} (${fixtures.wallet.positions} positions, the simulator's largest wallet).\n`);
+
+    const bodies = new Map<ScreenName, string>();
+    for (const latencyMs of options.latencies) {
+      await setLatency(simUrl, latencyMs);
+      for (const screen of all) {
+        for (const kind of ['gateway', 'baseline'] as const) {
+          const run = await coldAndWarm(rig, kind, screen, latencyMs, options, log);
+          rows.push(...run.rows);
+          if (kind === 'baseline' && run.body && !bodies.has(screen.name)) bodies.set(screen.name, run.body);
+        }
+      }
+    }
+    // The ceiling: the same bytes as the baseline's answer, from a server that does nothing else.
+    await setLatency(simUrl, 0);
+    for (const screen of all) {
+      const body = bodies.get(screen.name) ?? '{}';
+      const file = join(tmp, `${screen.name}.json`);
+      writeFileSync(file, body);
+      const target = await startTarget(rig, 'bare', file);
+      try {
+        const warm = await measure(rig, target, screen, 0, 'warm', options);
+        log(warm.row);
+        rows.push(warm.row);
+      } finally {
+        await target.proc.stop();
+      }
+      notes.push(`Bare server body for ${screen.name}: ${Buffer.byteLength(body)} bytes (the baseline's answer).`);
+    }
+    for (const row of rows) {
+      if (row.firstError) notes.push(`First error, ${row.server} ${row.screen} ${row.phase} at ${row.latencyMs} ms: \`${row.firstError.replace(/`/g, "'").slice(0, 240)}\``);
+    }
+    const markdown = throughputMarkdown(rows, {
+      options,
+      pinned,
+      loadBefore,
+      loadAfter: loadavg().map((l) => l.toFixed(2)).join(' / '),
+      seconds: Math.round((Date.now() - started) / 1000),
+      busy: Math.max(loadBefore1, loadavg()[0] ?? 0) > cpus().length,
+      wallet: fixtures.wallet,
+      notes,
+    });
+    return { rows, markdown };
+  } finally {
+    await sim.stop();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+// ---------------------------------------------------------------------------------------------
+
+const fixed = (n: number, digits: number) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
+const mib = (bytes: number) => `${fixed(bytes / (1024 * 1024), 0)} MiB`;
+const upstreamText = (u: Record<string, number>) =>
+  Object.entries(u)
+    .filter(([, n]) => n > 0.005)
+    .map(([s, n]) => `${s} ${fixed(n, 2)}`)
+    .join(' · ') || '0';
+
+function consoleLine(r: ThroughputRow): string {
+  return (
+    `  ${r.screen.padEnd(7)} ${String(r.latencyMs).padStart(2)} ms ${r.phase} ${r.server.padEnd(8)} ` +
+    `${fixed(r.rps, 0).padStart(6)} req/s  p50 ${fixed(r.p50, 0)} ms  p99 ${fixed(r.p99, 0)} ms  CPU ${fixed(r.cpuMsPerRequest, 2)} ms/req  ` +
+    `upstream/req ${upstreamText(r.upstream)}  peak RSS ${mib(r.peakRssBytes)}  (${r.requests} req, ${r.non2xx} non-2xx, ${r.graphqlErrors} with errors, ${r.failures} failed)`
+  );
+}
+
+interface ReportContext {
+  options: ThroughputOptions;
+  pinned: boolean;
+  loadBefore: string;
+  loadAfter: string;
+  seconds: number;
+  /** Other work competed for the cores (load average above the core count). */
+  busy: boolean;
+  wallet: { address: string; positions: number };
+  notes: string[];
+}
+
+export const THROUGHPUT_HEADING = '## Throughput: gateway vs hand-written baseline vs bare server';
+
+export function throughputMarkdown(rows: readonly ThroughputRow[], ctx: ReportContext): string {
+  const baselineOf = (r: ThroughputRow) => rows.find((b) => b.server === 'baseline' && b.screen === r.screen && b.latencyMs === r.latencyMs && b.phase === r.phase);
+  const bareOf = (r: ThroughputRow) => rows.find((b) => b.server === 'bare' && b.screen === r.screen);
+  const versus = (r: ThroughputRow): string => {
+    if (r.server === 'bare') return 'ceiling';
+    const parts: string[] = [];
+    const base = baselineOf(r);
+    if (r.server === 'gateway' && base) parts.push(`${fixed(r.rps / base.rps, 2)}× req/s, ${fixed(r.cpuMsPerRequest / base.cpuMsPerRequest, 2)}× CPU`);
+    const bare = bareOf(r);
+    if (bare && r.phase === 'warm') parts.push(`${fixed((100 * r.rps) / bare.rps, 0)} % of bare`);
+    return parts.join('; ');
+  };
+  const cpu = cpus();
+  const lines = [
+    THROUGHPUT_HEADING,
+    '',
+    `- Date: ${new Date().toISOString()}; run time ${ctx.seconds} s`,
+    `- Machine: ${cpu[0]?.model ?? 'unknown CPU'}, ${cpu.length} cores, Node ${process.version}; load average (1 / 5 / 15 min) ${ctx.loadBefore} before, ${ctx.loadAfter} after`,
+    `- Each server in its own process (${ctx.pinned ? `\`taskset -c ${SERVER_CORE}\`` : 'not pinned'}): the gateway as built (\`node dist/server.js\`, NODE_ENV=production` +
+      `${process.env['MAX_QUERY_COST'] ? `, MAX_QUERY_COST=${process.env['MAX_QUERY_COST']}` : ', MAX_QUERY_COST unset'}), the hand-written baseline ` +
+      '(bench/throughput/baseline.ts: undici `request` on one Agent + `Promise.all`, no GraphQL, no cache), a bare node server returning the baseline\'s answer as a fixed body.',
+    `- Upstreams: the simulator standalone (\`node --import tsx src/simulator/main.ts\`, seed 42: the image ships no simulator) ${ctx.pinned ? `on core ${RIG_CORE} with the load generator` : ''}; latency set per run through \`/__sim/latency\` (every call, no jitter).`,
+    `- Load: autocannon, ${ctx.options.connections} connections. **cold** = the first ${ctx.options.coldRequests} requests of a fresh process (empty caches, unwarmed JIT); ` +
+      `**warm** = then ${WARM_UP_PER_CONNECTION * ctx.options.connections} requests unmeasured, then as many requests as their rate makes in ${ctx.options.warmSeconds} s (at least ${2 * ctx.options.connections}), on the same process. ` +
+      'Every window is a fixed number of requests, all answered inside it; the server is left to go idle before each.',
+    `- Screens: **mobile** = \`MobileHome\` rotating 20 subscribers' tokens; **wallet** = 50 positions with markets, providers and token assets of ${ctx.wallet.address} ` +
+      `(the simulator's largest wallet: ${ctx.wallet.positions} positions, so the page holds ${ctx.wallet.positions}); **markets** = a page of 100 markets selecting every kind's fields and token assets (bench/throughput/screens.ts).`,
+    ...(ctx.busy ? [`- **The machine was shared** with other work during this run (load average above its ${cpu.length} cores): absolute figures are low and noisy; compare rows of the same run.`] : []),
+    '- CPU ms/req: the server process\'s utime + stime (/proc/<pid>/stat) over the window ÷ requests answered. Upstream calls/req: the simulator\'s counters over the window ÷ requests. Peak RSS: VmHWM of the process at the end of the window.',
+    '',
+    '| Screen | Upstream latency | Phase | Server | req/s | p50 | p99 | CPU ms/req | Upstream calls/req | Peak RSS | Requests | non-2xx | with GraphQL errors | vs baseline |',
+    '|---|---:|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---|',
+  ];
+  for (const r of rows) {
+    lines.push(
+      `| ${r.screen} | ${r.server === 'bare' ? '–' : `${r.latencyMs} ms`} | ${r.server === 'bare' ? '–' : r.phase} | ${r.server} | ${fixed(r.rps, 0)} | ${fixed(r.p50, 0)} ms | ${fixed(r.p99, 0)} ms | ` +
+        `${fixed(r.cpuMsPerRequest, 2)} | ${upstreamText(r.upstream)} | ${mib(r.peakRssBytes)} | ${r.requests} | ${r.non2xx} | ${r.graphqlErrors} | ${versus(r)} |`,
+    );
+  }
+  lines.push('', ...ctx.notes.map((n) => `- ${n}`), '');
+  return lines.join('\n');
+}
