@@ -1,5 +1,6 @@
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
+import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { usePrometheus } from '@graphql-yoga/plugin-prometheus';
 import type { GraphQLError } from 'graphql';
 import { createYoga, useReadinessCheck, type Plugin, type YogaServerInstance } from 'graphql-yoga';
@@ -7,6 +8,8 @@ import type { Config } from './config.js';
 import { createContext, type Context, type ServerContext } from './context.js';
 import { useGraphQLStreamPath } from './events/stream-path.js';
 import { useEventsWebhook } from './events/webhook.js';
+import { useRequestId } from './plugins/request-id.js';
+import { useTrustedDocuments } from './plugins/trusted-documents.js';
 import { schema } from './schema/index.js';
 import { CallBudget, withCallBudget } from './upstream/budget.js';
 import type { Services } from './services.js';
@@ -49,11 +52,18 @@ export function createApp(options: AppOptions): App {
           subscriptionsProtocol: 'SSE',
         },
     plugins: [
+      useRequestId(),
       useReadinessCheck({ endpoint: '/ready', check: () => !draining }),
       useGraphQLStreamPath('/graphql', (request, serverContext) => yoga.fetch(request, serverContext)),
       // Without a secret nothing can be verified: the webhook path stays unknown (404).
       ...(config.webhookSecret ? [useEventsWebhook({ secret: config.webhookSecret, events: services.events, logger: services.logger })] : []),
+      ...useTrustedDocuments({
+        manifestPath: config.persistedDocuments,
+        allowArbitraryDocuments: config.allowArbitraryDocuments,
+        apq: config.apq,
+      }),
       ...(config.production ? [useDisableIntrospection()] : []),
+      useDeferStream(),
       EnvelopArmorPlugin({
         maxDepth: { n: 12, onReject: [tooComplex] },
         maxAliases: { n: 30, onReject: [tooComplex] },

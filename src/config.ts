@@ -29,6 +29,12 @@ export interface Config {
   simulatorSeed: number;
   /** Upstream calls one query or mutation may make at most (lists and aliases multiply them). */
   upstreamCallBudget: number;
+  /** Path of the trusted documents manifest (`PERSISTED_DOCUMENTS`), or null. */
+  persistedDocuments: string | null;
+  /** Whether documents outside the manifest run (only consulted when a manifest is set). */
+  allowArbitraryDocuments: boolean;
+  /** Automatic persisted queries. */
+  apq: boolean;
 }
 
 export class ConfigError extends Error {
@@ -67,6 +73,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   const logLevel = read('LOG_LEVEL') ?? 'info';
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
 
+  const production = read('NODE_ENV') === 'production';
+  const persistedDocuments = read('PERSISTED_DOCUMENTS');
   return Object.freeze({
     port: integer(env, 'PORT', 4000, 0, 65535),
     upstreams: upstreams ? Object.freeze(upstreams) : null,
@@ -74,13 +82,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     serviceClientKey: read('SERVICE_CLIENT_KEY'),
     webhookSecret: read('WEBHOOK_SECRET'),
     redisUrl: redisUrl(read('REDIS_URL')),
-    production: read('NODE_ENV') === 'production',
+    production,
     logLevel,
     positionsBatchSize: integer(env, 'POSITIONS_BATCH_SIZE', 1, 1, 25),
     upstreamTimeoutMs: integer(env, 'UPSTREAM_TIMEOUT_MS', 5000, 50, 120_000),
     assetsTimeoutMs: integer(env, 'ASSETS_TIMEOUT_MS', 1500, 50, 120_000),
     simulatorSeed: integer(env, 'SIMULATOR_SEED', 42, 0, 2 ** 31 - 1),
     upstreamCallBudget: integer(env, 'UPSTREAM_CALL_BUDGET', 500, 10, 100_000),
+    persistedDocuments,
+    allowArbitraryDocuments: flag(read('ALLOW_ARBITRARY_DOCUMENTS'), 'ALLOW_ARBITRARY_DOCUMENTS', ['true', 'false'], !(production && persistedDocuments)),
+    apq: flag(read('APQ'), 'APQ', ['on', 'off'], !production),
   });
 }
 
@@ -106,6 +117,14 @@ function redisUrl(value: string | null): string | null {
   }
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new ConfigError('REDIS_URL', 'must be a redis:// or rediss:// URL');
   return value;
+}
+
+/** A two-valued variable (`true`/`false`, `on`/`off`); `fallback` when unset. */
+function flag(value: string | null, name: string, [yes, no]: [string, string], fallback: boolean): boolean {
+  if (value === null) return fallback;
+  if (value === yes) return true;
+  if (value === no) return false;
+  throw new ConfigError(name, `must be ${yes} or ${no}`);
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
