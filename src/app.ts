@@ -9,6 +9,7 @@ import { createContext, type Context, type ServerContext } from './context.js';
 import { useGraphQLStreamPath } from './events/stream-path.js';
 import { useEventsWebhook } from './events/webhook.js';
 import { useRequestId } from './plugins/request-id.js';
+import { useTracing } from './plugins/tracing.js';
 import { useTrustedDocuments } from './plugins/trusted-documents.js';
 import { schema } from './schema/index.js';
 import { CallBudget, withCallBudget } from './upstream/budget.js';
@@ -52,6 +53,7 @@ export function createApp(options: AppOptions): App {
           subscriptionsProtocol: 'SSE',
         },
     plugins: [
+      ...(config.tracing ? [useTracing()] : []),
       useRequestId(),
       useReadinessCheck({ endpoint: '/ready', check: () => !draining }),
       useGraphQLStreamPath('/graphql', (request, serverContext) => yoga.fetch(request, serverContext)),

@@ -35,6 +35,8 @@ export interface Config {
   allowArbitraryDocuments: boolean;
   /** Automatic persisted queries. */
   apq: boolean;
+  /** OpenTelemetry trace export, asked for by the standard `OTEL_*` variables. */
+  tracing: boolean;
 }
 
 export class ConfigError extends Error {
@@ -92,6 +94,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     persistedDocuments,
     allowArbitraryDocuments: flag(read('ALLOW_ARBITRARY_DOCUMENTS'), 'ALLOW_ARBITRARY_DOCUMENTS', ['true', 'false'], !(production && persistedDocuments)),
     apq: flag(read('APQ'), 'APQ', ['on', 'off'], !production),
+    tracing:
+      Boolean(read('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ?? read('OTEL_EXPORTER_OTLP_ENDPOINT')) &&
+      read('OTEL_SDK_DISABLED') !== 'true' &&
+      read('OTEL_TRACES_EXPORTER') !== 'none',
   });
 }
 

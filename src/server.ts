@@ -22,6 +22,8 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config);
+  // Registered before any request, and only when the OTEL_* variables ask for it.
+  const tracing = config.tracing ? (await import('./tracing.js')).startTracing() : null;
 
   let simulator: Simulator | null = null;
   let urls: UpstreamUrls;
@@ -94,6 +96,7 @@ async function main(): Promise<void> {
     await closed;
     await services.close();
     await simulator?.close();
+    await tracing?.shutdown();
     clearTimeout(force);
     logger.info('stopped');
     process.exit(0);
