@@ -1,5 +1,6 @@
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
+import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { usePrometheus } from '@graphql-yoga/plugin-prometheus';
 import type { GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
@@ -14,6 +15,9 @@ import { useStrictUrlParams } from './plugins/url-params.js';
 import { useQueryCost } from './plugins/query-cost.js';
 import { useGatewayResponseCache } from './plugins/response-cache.js';
 import { useReadiness, type Phase } from './plugins/readiness.js';
+import { useRequestId } from './plugins/request-id.js';
+import { useTracing } from './plugins/tracing.js';
+import { useTrustedDocuments } from './plugins/trusted-documents.js';
 import { schema } from './schema/index.js';
 import { createResponseCacheStore } from './stores/response-cache.js';
 import type { Services } from './services.js';
@@ -70,13 +74,21 @@ export function createApp(options: AppOptions): App {
     // on the first page view only (9 MB of JavaScript a production process never needs).
     renderGraphiQL: async (graphiqlOptions) => (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(graphiqlOptions),
     plugins: [
+      ...(config.tracing ? [useTracing()] : []),
+      useRequestId(),
       useStrictUrlParams(),
       useDocumentLimits(),
       useReadiness({ endpoint: '/ready', phase: () => phase, upstreams: services.upstreamHealth }),
       useGraphQLStreamPath('/graphql', (request, serverContext) => yoga.fetch(request, serverContext)),
       // Without a secret nothing can be verified: the webhook path stays unknown (404).
       ...(config.webhookSecret ? [useEventsWebhook({ secret: config.webhookSecret, events: services.events, logger: services.logger })] : []),
+      ...useTrustedDocuments({
+        manifestPath: config.persistedDocuments,
+        allowArbitraryDocuments: config.allowArbitraryDocuments,
+        apq: config.apq,
+      }),
       ...(config.production ? [useDisableIntrospection()] : []),
+      useDeferStream(),
       EnvelopArmorPlugin({
         maxDepth: { n: 12, onReject: [tooComplex] },
         maxAliases: { n: 30, onReject: [tooComplex] },

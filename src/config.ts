@@ -44,6 +44,14 @@ export interface Config {
   responseCacheTtlMs: Readonly<ResponseCacheTtls>;
   /** Operations one caller may start per minute, across replicas with Redis; `0` disables the limit. Default 3 000. */
   rateLimitPerMinute: number;
+  /** Path of the trusted documents manifest (`PERSISTED_DOCUMENTS`), or null. */
+  persistedDocuments: string | null;
+  /** Whether documents outside the manifest run (only consulted when a manifest is set). */
+  allowArbitraryDocuments: boolean;
+  /** Automatic persisted queries. */
+  apq: boolean;
+  /** OpenTelemetry trace export, asked for by the standard `OTEL_*` variables. */
+  tracing: boolean;
 }
 
 export interface ResponseCacheTtls {
@@ -101,6 +109,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   const logLevel = read('LOG_LEVEL') ?? 'info';
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}`);
 
+  const production = read('NODE_ENV') === 'production';
+  const persistedDocuments = read('PERSISTED_DOCUMENTS');
   return Object.freeze({
     port: integer(env, 'PORT', 4000, 0, 65535),
     upstreams: upstreams ? Object.freeze(upstreams) : null,
@@ -108,7 +118,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     serviceClientKey: read('SERVICE_CLIENT_KEY'),
     webhookSecret: read('WEBHOOK_SECRET'),
     redisUrl: redisUrl(read('REDIS_URL')),
-    production: read('NODE_ENV') === 'production',
+    production,
     logLevel,
     positionsBatchSize: integer(env, 'POSITIONS_BATCH_SIZE', 1, 1, 25),
     upstreamTimeoutMs: integer(env, 'UPSTREAM_TIMEOUT_MS', 5000, 50, 120_000),
@@ -126,6 +136,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       private: integer(env, 'RESPONSE_CACHE_TTL_PRIVATE_MS', 5_000, 0, 86_400_000),
     }),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 3000, 0, 1_000_000),
+    persistedDocuments,
+    allowArbitraryDocuments: twoValued(read('ALLOW_ARBITRARY_DOCUMENTS'), 'ALLOW_ARBITRARY_DOCUMENTS', ['true', 'false'], !(production && persistedDocuments)),
+    apq: onOff(read('APQ'), 'APQ', !production),
+    tracing:
+      Boolean(read('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ?? read('OTEL_EXPORTER_OTLP_ENDPOINT')) &&
+      read('OTEL_SDK_DISABLED') !== 'true' &&
+      read('OTEL_TRACES_EXPORTER') !== 'none',
   });
 }
 
@@ -154,10 +171,15 @@ function redisUrl(value: string | null): string | null {
 }
 
 function onOff(value: string | null, name: string, fallback: boolean): boolean {
+  return twoValued(value, name, ['on', 'off'], fallback);
+}
+
+/** A two-valued variable (`true`/`false`, `on`/`off`); `fallback` when unset. */
+function twoValued(value: string | null, name: string, [yes, no]: [string, string], fallback: boolean): boolean {
   if (value === null) return fallback;
-  if (value === 'on') return true;
-  if (value === 'off') return false;
-  throw new ConfigError(name, 'must be on or off');
+  if (value === yes) return true;
+  if (value === no) return false;
+  throw new ConfigError(name, `must be ${yes} or ${no}`);
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {

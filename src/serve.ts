@@ -52,6 +52,8 @@ export const DRAIN_TIMEOUT_MS = 10_000;
  */
 export async function serve(options: ServeOptions): Promise<void> {
   const { config, urls, logger } = options;
+  // Registered before any request, and only when the OTEL_* variables ask for it.
+  const tracing = config.tracing ? (await import('./tracing.js')).startTracing() : null;
   const services = createServices({ config, urls, logger });
   const app = createApp({ config, services, graphiql: options.graphiql });
   app.setPhase('starting');
@@ -97,6 +99,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     server.closeIdleConnections();
     await closed;
     await services.close();
+    await tracing?.shutdown();
     await options.onStopped?.();
     clearTimeout(force);
     logger.info('stopped');

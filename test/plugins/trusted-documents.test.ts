@@ -1,0 +1,169 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildManifest } from '../../scripts/documents-manifest.js';
+import { loadConfig } from '../../src/config.js';
+import { documentHash } from '../../src/plugins/trusted-documents.js';
+import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { operation, startTestGateway, totalCalls, type TestGateway } from '../helpers/gateway.js';
+
+const manifestPath = join(mkdtempSync(join(tmpdir(), 'documents-')), 'manifest.json');
+writeFileSync(manifestPath, JSON.stringify(buildManifest(new URL('../operations', import.meta.url).pathname)));
+
+const marketsPage = operation('MarketsPage');
+const marketsPageId = documentHash(marketsPage);
+const variables = { first: 3, filter: { types: ['LENDING'] } };
+const arbitrary = '{ markets(first: 2) { edges { node { marketId } } } }';
+
+async function post(gw: TestGateway, body: Record<string, unknown>) {
+  const response = await gw.app.yoga.fetch('http://gateway.test/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, ...((await response.json()) as { data?: any; errors?: any[] }) };
+}
+
+async function get(gw: TestGateway, params: Record<string, string>) {
+  const response = await gw.app.yoga.fetch(`http://gateway.test/graphql?${new URLSearchParams(params)}`, {
+    headers: { accept: 'application/graphql-response+json' },
+  });
+  return { status: response.status, ...((await response.json()) as { data?: any; errors?: any[] }) };
+}
+
+const apq = (hash: string) => ({ persistedQuery: { version: 1, sha256Hash: hash } });
+
+describe('trusted documents', () => {
+  let sim: Simulator;
+  beforeAll(async () => {
+    sim = await startSimulator({ seed: 42 });
+  });
+  afterAll(() => sim.close());
+
+  describe('in production with a manifest', () => {
+    let gw: TestGateway;
+    beforeAll(async () => {
+      const config = loadConfig({ NODE_ENV: 'production', PERSISTED_DOCUMENTS: manifestPath, ALERTS_URL: 'http://a', MARKETS_URL: 'http://m', ASSETS_URL: 'http://s' });
+      gw = await startTestGateway({ sim, config: { production: true, persistedDocuments: manifestPath, allowArbitraryDocuments: config.allowArbitraryDocuments, apq: config.apq } });
+      expect(config.allowArbitraryDocuments).toBe(false);
+      expect(config.apq).toBe(false);
+    });
+    afterAll(() => gw.close());
+
+    it('runs a document named by documentId in the POST body', async () => {
+      const result = await post(gw, { documentId: marketsPageId, variables });
+      expect(result.errors).toBeUndefined();
+      expect(result.data.markets.edges).toHaveLength(3);
+    });
+
+    it('runs a document named by documentId as a GET query parameter, with variables', async () => {
+      const result = await get(gw, { documentId: marketsPageId, variables: JSON.stringify(variables) });
+      expect(result.status).toBe(200);
+      expect(result.errors).toBeUndefined();
+      expect(result.data.markets.edges).toHaveLength(3);
+    });
+
+    it('runs a document named in the APQ form', async () => {
+      const result = await post(gw, { extensions: apq(marketsPageId), variables });
+      expect(result.errors).toBeUndefined();
+      expect(result.data.markets.edges).toHaveLength(3);
+    });
+
+    it('refuses an arbitrary document with a clear error and no upstream call', async () => {
+      gw.sim.controls.resetCounts();
+      const result = await post(gw, { query: arbitrary });
+      expect(result.status).toBe(400);
+      expect(result.data).toBeUndefined();
+      expect(result.errors?.[0]).toMatchObject({ message: expect.stringMatching(/trusted documents/), extensions: { code: 'PERSISTED_QUERY_ONLY' } });
+      expect(totalCalls(gw)).toBe(0);
+    });
+
+    it('answers an unknown id with the standard PersistedQueryNotFound', async () => {
+      gw.sim.controls.resetCounts();
+      for (const body of [{ documentId: 'f'.repeat(64) }, { extensions: apq('e'.repeat(64)) }]) {
+        const result = await post(gw, body);
+        expect(result.errors?.[0]).toMatchObject({ message: 'PersistedQueryNotFound', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } });
+      }
+      expect(totalCalls(gw)).toBe(0);
+    });
+  });
+
+  it('runs arbitrary documents in production when ALLOW_ARBITRARY_DOCUMENTS=true', async () => {
+    const config = loadConfig({ NODE_ENV: 'production', PERSISTED_DOCUMENTS: manifestPath, ALLOW_ARBITRARY_DOCUMENTS: 'true' });
+    const gw = await startTestGateway({ sim, config: { production: true, persistedDocuments: manifestPath, allowArbitraryDocuments: config.allowArbitraryDocuments } });
+    try {
+      const result = await post(gw, { query: arbitrary });
+      expect(result.errors).toBeUndefined();
+      expect(result.data.markets.edges).toHaveLength(2);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  describe('in development (arbitrary documents and APQ on by default)', () => {
+    let gw: TestGateway;
+    beforeAll(async () => {
+      const config = loadConfig({ PERSISTED_DOCUMENTS: manifestPath });
+      expect(config).toMatchObject({ allowArbitraryDocuments: true, apq: true });
+      gw = await startTestGateway({ sim, config: { persistedDocuments: manifestPath } });
+    });
+    afterAll(() => gw.close());
+
+    it('runs arbitrary documents and manifest ids alike', async () => {
+      expect((await post(gw, { query: arbitrary })).data.markets.edges).toHaveLength(2);
+      expect((await post(gw, { documentId: marketsPageId, variables })).data.markets.edges).toHaveLength(3);
+    });
+
+    it('registers a document under its hash (APQ), then runs it from the hash alone', async () => {
+      const document = '{ markets(first: 1) { edges { node { marketId } } } }';
+      const hash = documentHash(document);
+      const before = await post(gw, { extensions: apq(hash) });
+      expect(before.errors?.[0]).toMatchObject({ message: 'PersistedQueryNotFound' });
+
+      const registered = await post(gw, { query: document, extensions: apq(hash) });
+      expect(registered.data.markets.edges).toHaveLength(1);
+      const byHash = await get(gw, { extensions: JSON.stringify(apq(hash)) });
+      expect(byHash.errors).toBeUndefined();
+      expect(byHash.data).toEqual(registered.data);
+    });
+
+    it('refuses to register a document under a hash that is not its own', async () => {
+      const result = await post(gw, { query: arbitrary, extensions: apq('0'.repeat(64)) });
+      expect(result.errors?.[0]).toMatchObject({ message: 'PersistedQueryMismatch' });
+    });
+  });
+
+  it('APQ=off answers a hash alone as a request without a document', async () => {
+    const gw = await startTestGateway({ sim, config: { apq: false } });
+    try {
+      const result = await post(gw, { extensions: apq(marketsPageId) });
+      expect(result.status).toBe(400);
+      expect(result.data).toBeUndefined();
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
+describe('configuration of trusted documents', () => {
+  it('defaults by mode: development runs everything, production with a manifest only trusted documents', () => {
+    expect(loadConfig({})).toMatchObject({ persistedDocuments: null, allowArbitraryDocuments: true, apq: true });
+    expect(loadConfig({ NODE_ENV: 'production', ALERTS_URL: 'http://a', MARKETS_URL: 'http://m', ASSETS_URL: 'http://s' })).toMatchObject({
+      allowArbitraryDocuments: true,
+      apq: false,
+    });
+    expect(loadConfig({ NODE_ENV: 'production', PERSISTED_DOCUMENTS: 'm.json' })).toMatchObject({ allowArbitraryDocuments: false });
+  });
+
+  it('names the variable of a bad value', () => {
+    expect(() => loadConfig({ APQ: 'yes' })).toThrow(/APQ: must be on or off/);
+    expect(() => loadConfig({ ALLOW_ARBITRARY_DOCUMENTS: '1' })).toThrow(/ALLOW_ARBITRARY_DOCUMENTS: must be true or false/);
+  });
+
+  it('refuses a manifest that is not a map of documents, naming PERSISTED_DOCUMENTS', async () => {
+    const bad = join(mkdtempSync(join(tmpdir(), 'documents-')), 'bad.json');
+    writeFileSync(bad, JSON.stringify({ abc: 42 }));
+    await expect(startTestGateway({ config: { persistedDocuments: bad } })).rejects.toThrow(/PERSISTED_DOCUMENTS/);
+  });
+});
