@@ -18,7 +18,10 @@ export const EVENTS_TOPIC = 'gateway:events';
 export const SUBSCRIBER_QUEUE = 1024;
 /** Events published at a time; between two chunks the hub yields to the event loop, so readers drain. */
 export const PUBLISH_CHUNK = 128;
-/** How long one batch may wait, in all, for this replica's subscribers to make room for the next chunk. */
+/**
+ * How long one batch may wait, in all, for this replica's subscribers to make room for its next chunk.
+ * Past it, a subscriber without room for the next chunk is dropped rather than waited for.
+ */
 export const DRAIN_WAIT_MS = 2000;
 
 export interface EventHub {
@@ -127,11 +130,15 @@ export function createEventHub(deps: ServiceDeps): EventHub {
     bus = { publish: deliver, listen: () => {} };
   }
 
-  /** Until every local subscriber has room for another chunk, or the batch's `deadline` passes. */
+  /**
+   * Yields to the event loop, then waits until every local subscriber has room for another chunk or
+   * the batch's `deadline` passes; those still without room then have fallen behind and are dropped.
+   */
   const makeRoom = async (deadline: number) => {
     await yieldToLoop();
-    const full = () => [...subscribers].some((s) => s.queue.length > SUBSCRIBER_QUEUE - PUBLISH_CHUNK);
-    while (full() && Date.now() < deadline) await sleep(5);
+    const behind = () => [...subscribers].filter((s) => s.queue.length > SUBSCRIBER_QUEUE - PUBLISH_CHUNK);
+    while (behind().length > 0 && Date.now() < deadline) await sleep(5);
+    for (const subscriber of behind()) drop(subscriber);
   };
 
   const seen = createSeenIds({ redis: publisher, logger });

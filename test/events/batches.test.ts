@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SUBSCRIBER_QUEUE } from '../../src/events/hub.js';
+import { MAX_WEBHOOK_BODY_BYTES } from '../../src/events/webhook.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { postWebhook, priceChange, startEventsGateway, subscribeEvents, type EventStream } from './helpers.js';
 
@@ -37,6 +38,20 @@ describe('webhook batches of any size', () => {
     expect(await Promise.all(reads)).toEqual([expected, expected]);
     await a.stream.close();
     await b.stream.close();
+  });
+
+  it('accepts a batch of 10,000 events (2.8 MB, over the old 1 MiB limit) and delivers all of it', async () => {
+    const { stream, first } = await subscribeEvents(gw, EVENTS);
+    const body = JSON.stringify(batch('ten-k', 10_000));
+    expect(body.length).toBeGreaterThan(2.5 * 1024 * 1024);
+    expect(body.length).toBeLessThan(MAX_WEBHOOK_BODY_BYTES);
+    const reading = readIds(stream, first, 10_000);
+    const answer = await postWebhook(gw, body);
+    expect(answer).toEqual({ status: 200, body: { received: 10_000, duplicates: 0, ignored: 0 } });
+    const ids = await reading;
+    expect(ids).toHaveLength(10_000);
+    expect(ids.at(-1)).toBe('ten-k-9999');
+    await stream.close();
   });
 
   it(`drops a subscriber that falls ${SUBSCRIBER_QUEUE} events behind, closing its stream with a final error, and counts it`, async () => {
