@@ -5,7 +5,7 @@ import { Counter, Gauge } from 'prom-client';
 import { gatewayError } from '../errors.js';
 import type { ServiceDeps } from '../services.js';
 import { matchesFilter, type Event, type EventFilter } from './model.js';
-import type { ParsedBatch } from './parse.js';
+import type { IgnoredEvent, ParsedBatch } from './parse.js';
 import { SubscriberQueue } from './queue.js';
 import { createSeenIds } from './seen.js';
 
@@ -146,7 +146,8 @@ export function createEventHub(deps: ServiceDeps): EventHub {
 
   return {
     async receive({ events, ignored }) {
-      for (const { id, reason } of ignored) logger.warn({ eventId: id, reason }, 'webhook: event ignored');
+      // One line per batch: a batch of 10,000 unknown events is not 10,000 lines.
+      if (ignored.length > 0) logger.warn({ ignored: ignored.length, reasons: countReasons(ignored) }, 'webhook: events ignored');
       outcomes.inc({ outcome: 'ignored' }, ignored.length);
       const fresh = await seen.claim(events.map((event) => event.eventId));
       const toPublish = events.filter((_, i) => fresh[i]);
@@ -205,6 +206,16 @@ export function createEventHub(deps: ServiceDeps): EventHub {
       await Promise.all([publisher, subscriber].map((client) => (client ? disconnect(client) : undefined)));
     },
   };
+}
+
+/** How many events were ignored for each reason (at most 10 reasons named, the rest counted together). */
+function countReasons(ignored: readonly IgnoredEvent[]): Record<string, number> {
+  const counts = new Map<string, number>();
+  for (const { reason } of ignored) {
+    const key = counts.has(reason) || counts.size < 10 ? reason : 'other reasons';
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return Object.fromEntries(counts);
 }
 
 /** QUIT when connected (pending replies arrive first); otherwise drop the connection at once rather than queue. */

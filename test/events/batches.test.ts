@@ -76,4 +76,17 @@ describe('webhook batches of any size', () => {
     expect(last.errors[0].extensions).toMatchObject({ code: 'RATE_LIMITED', reason: 'SUBSCRIBER_TOO_SLOW' });
     await reader.stream.close();
   });
+
+  it('logs one warning per batch for its ignored events, with counts', async () => {
+    const warn = vi.spyOn(gw.services.logger, 'warn');
+    const unknown = Array.from({ length: 10_000 }, (_, i) => ({ ...priceChange(`unknown-${i}`), event: 'token_new_kind' }));
+    const answer = await postWebhook(gw, { events: [...unknown, priceChange('known-1')] });
+    expect(answer).toEqual({ status: 200, body: { received: 10_001, duplicates: 0, ignored: 10_000 } });
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(warn.mock.calls[0]).toEqual([
+      { ignored: 10_000, reasons: { 'unknown event kind "token_new_kind"': 10_000 } },
+      'webhook: events ignored',
+    ]);
+    warn.mockRestore();
+  });
 });
