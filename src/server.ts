@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig, type UpstreamUrls } from './config.js';
 import { DEMO_QUERY } from './demo.js';
+import { createHttpServer } from './http-server.js';
 import { createLogger } from './logger.js';
 import { createServices } from './services.js';
 import { startEventEmitter, type WebhookEmitter } from './simulator/events/index.js';
@@ -39,7 +39,7 @@ async function main(): Promise<void> {
     ? { Authorization: `Bearer ${simulator.alerts.demo.token}`, 'X-Service-Client-Key': simulator.alerts.demo.clientKey }
     : undefined;
   const app = createApp({ config, services, graphiql: { defaultQuery: DEMO_QUERY, headers: demoHeaders } });
-  const server = createServer(app.yoga);
+  const server = createHttpServer(app.yoga);
   const closeGraphQLWs = attachGraphQLWs(server, app.yoga, { production: config.production });
   await services.start();
 
