@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createHttpServer } from './http-server.js';
 import { createApp, type AppOptions } from './app.js';
 import { ConfigError, loadConfig, type Config, type UpstreamUrls } from './config.js';
 import type { Logger } from './logger.js';
@@ -57,7 +57,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   const services = createServices({ config, urls, logger });
   const app = createApp({ config, services, graphiql: options.graphiql });
   app.setPhase('starting');
-  const server = createServer(app.yoga);
+  const server = createHttpServer(app.yoga);
 
   // Bound before anything slow starts, so a taken port is reported at once. The WebSocket server is
   // attached after: attached before, it re-emits the listen error as its own and the process lingers.

@@ -5,7 +5,7 @@ import { Counter, Gauge } from 'prom-client';
 import type { ServiceDeps } from '../deps.js';
 import { gatewayError } from '../errors.js';
 import { matchesFilter, type Event, type EventFilter } from './model.js';
-import type { ParsedBatch } from './parse.js';
+import type { IgnoredEvent, ParsedBatch } from './parse.js';
 import { SubscriberQueue } from './queue.js';
 import { createSeenIds } from './seen.js';
 
@@ -18,7 +18,10 @@ export const EVENTS_TOPIC = 'gateway:events';
 export const SUBSCRIBER_QUEUE = 1024;
 /** Events published at a time; between two chunks the hub yields to the event loop, so readers drain. */
 export const PUBLISH_CHUNK = 128;
-/** How long one batch may wait, in all, for this replica's subscribers to make room for the next chunk. */
+/**
+ * How long one batch may wait, in all, for this replica's subscribers to make room for its next chunk.
+ * Past it, a subscriber without room for the next chunk is dropped rather than waited for.
+ */
 export const DRAIN_WAIT_MS = 2000;
 
 export interface EventHub {
@@ -127,11 +130,15 @@ export function createEventHub(deps: ServiceDeps): EventHub {
     bus = { publish: deliver, listen: () => {} };
   }
 
-  /** Until every local subscriber has room for another chunk, or the batch's `deadline` passes. */
+  /**
+   * Yields to the event loop, then waits until every local subscriber has room for another chunk or
+   * the batch's `deadline` passes; those still without room then have fallen behind and are dropped.
+   */
   const makeRoom = async (deadline: number) => {
     await yieldToLoop();
-    const full = () => [...subscribers].some((s) => s.queue.length > SUBSCRIBER_QUEUE - PUBLISH_CHUNK);
-    while (full() && Date.now() < deadline) await sleep(5);
+    const behind = () => [...subscribers].filter((s) => s.queue.length > SUBSCRIBER_QUEUE - PUBLISH_CHUNK);
+    while (behind().length > 0 && Date.now() < deadline) await sleep(5);
+    for (const subscriber of behind()) drop(subscriber);
   };
 
   const seen = createSeenIds({ redis: publisher, logger });
@@ -139,7 +146,8 @@ export function createEventHub(deps: ServiceDeps): EventHub {
 
   return {
     async receive({ events, ignored }) {
-      for (const { id, reason } of ignored) logger.warn({ eventId: id, reason }, 'webhook: event ignored');
+      // One line per batch: a batch of 10,000 unknown events is not 10,000 lines.
+      if (ignored.length > 0) logger.warn({ ignored: ignored.length, reasons: countReasons(ignored) }, 'webhook: events ignored');
       outcomes.inc({ outcome: 'ignored' }, ignored.length);
       const fresh = await seen.claim(events.map((event) => event.eventId));
       const toPublish = events.filter((_, i) => fresh[i]);
@@ -198,6 +206,16 @@ export function createEventHub(deps: ServiceDeps): EventHub {
       await Promise.all([publisher, subscriber].map((client) => (client ? disconnect(client) : undefined)));
     },
   };
+}
+
+/** How many events were ignored for each reason (at most 10 reasons named, the rest counted together). */
+function countReasons(ignored: readonly IgnoredEvent[]): Record<string, number> {
+  const counts = new Map<string, number>();
+  for (const { reason } of ignored) {
+    const key = counts.has(reason) || counts.size < 10 ? reason : 'other reasons';
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return Object.fromEntries(counts);
 }
 
 /** QUIT when connected (pending replies arrive first); otherwise drop the connection at once rather than queue. */

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SUBSCRIBER_QUEUE } from '../../src/events/hub.js';
+import { MAX_WEBHOOK_BODY_BYTES } from '../../src/events/webhook.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { postWebhook, priceChange, startEventsGateway, subscribeEvents, type EventStream } from './helpers.js';
 
@@ -39,6 +40,20 @@ describe('webhook batches of any size', () => {
     await b.stream.close();
   });
 
+  it('accepts a batch of 10,000 events (2.8 MB, over the old 1 MiB limit) and delivers all of it', async () => {
+    const { stream, first } = await subscribeEvents(gw, EVENTS);
+    const body = JSON.stringify(batch('ten-k', 10_000));
+    expect(body.length).toBeGreaterThan(2.5 * 1024 * 1024);
+    expect(body.length).toBeLessThan(MAX_WEBHOOK_BODY_BYTES);
+    const reading = readIds(stream, first, 10_000);
+    const answer = await postWebhook(gw, body);
+    expect(answer).toEqual({ status: 200, body: { received: 10_000, duplicates: 0, ignored: 0 } });
+    const ids = await reading;
+    expect(ids).toHaveLength(10_000);
+    expect(ids.at(-1)).toBe('ten-k-9999');
+    await stream.close();
+  });
+
   it(`drops a subscriber that falls ${SUBSCRIBER_QUEUE} events behind, closing its stream with a final error, and counts it`, async () => {
     const before = await dropped(gw);
     const reader = await subscribeEvents(gw, EVENTS);
@@ -60,5 +75,18 @@ describe('webhook batches of any size', () => {
     expect(last.errors[0].message).toBe(`This subscription fell more than ${SUBSCRIBER_QUEUE} events behind and was closed; subscribe again.`);
     expect(last.errors[0].extensions).toMatchObject({ code: 'RATE_LIMITED', reason: 'SUBSCRIBER_TOO_SLOW' });
     await reader.stream.close();
+  });
+
+  it('logs one warning per batch for its ignored events, with counts', async () => {
+    const warn = vi.spyOn(gw.services.logger, 'warn');
+    const unknown = Array.from({ length: 10_000 }, (_, i) => ({ ...priceChange(`unknown-${i}`), event: 'token_new_kind' }));
+    const answer = await postWebhook(gw, { events: [...unknown, priceChange('known-1')] });
+    expect(answer).toEqual({ status: 200, body: { received: 10_001, duplicates: 0, ignored: 10_000 } });
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(warn.mock.calls[0]).toEqual([
+      { ignored: 10_000, reasons: { 'unknown event kind "token_new_kind"': 10_000 } },
+      'webhook: events ignored',
+    ]);
+    warn.mockRestore();
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_WEBHOOK_BODY_BYTES } from '../../src/events/webhook.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { postWebhook, priceChange, SECRET, startEventsGateway, subscribeEvents, trending } from './helpers.js';
 
@@ -75,12 +76,12 @@ describe('POST /webhooks/events', () => {
     expect((await postWebhook(gw, [priceChange('bare-array')])).status).toBe(400);
   });
 
-  it('refuses a body over 1 MiB with 413, by Content-Length and by the bytes read', async () => {
-    const big = JSON.stringify({ events: [], padding: 'x'.repeat(1024 * 1024) });
+  it(`refuses a body over ${MAX_WEBHOOK_BODY_BYTES / 1024 / 1024} MiB with 413, by Content-Length and by the bytes read`, async () => {
+    const big = JSON.stringify({ events: [], padding: 'x'.repeat(MAX_WEBHOOK_BODY_BYTES) });
     expect((await postWebhook(gw, big)).status).toBe(413);
 
     // No Content-Length: a streamed body is cut off once it passes the limit.
-    const chunk = new TextEncoder().encode('x'.repeat(64 * 1024));
+    const chunk = new TextEncoder().encode('x'.repeat(MAX_WEBHOOK_BODY_BYTES / 16));
     let sent = 0;
     const streamed = new ReadableStream<Uint8Array>({
       pull(controller) {
