@@ -15,6 +15,7 @@ import { useStrictUrlParams } from './plugins/url-params.js';
 import { useQueryCost } from './plugins/query-cost.js';
 import { useGatewayResponseCache } from './plugins/response-cache.js';
 import { useReadiness, type Phase } from './plugins/readiness.js';
+import { useMaskIncrementalErrors } from './plugins/mask-incremental-errors.js';
 import { useRequestId } from './plugins/request-id.js';
 import { useTracing } from './plugins/tracing.js';
 import { useTrustedDocuments } from './plugins/trusted-documents.js';
@@ -89,6 +90,7 @@ export function createApp(options: AppOptions): App {
       }),
       ...(config.production ? [useDisableIntrospection()] : []),
       useDeferStream(),
+      useMaskIncrementalErrors((error) => maskError(error, 'Unexpected error.', !config.production)),
       EnvelopArmorPlugin({
         maxDepth: { n: 12, onReject: [tooComplex] },
         maxAliases: { n: 30, onReject: [tooComplex] },

@@ -5,6 +5,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Context } from '../context.js';
+import { readCredentials } from '../credentials.js';
 import { gatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
 
@@ -49,7 +50,7 @@ export function useRateLimit(options: RateLimitOptions): Plugin<Context> {
     : memory;
 
   /** `null` when the operation may run; otherwise the result that refuses it. */
-  async function check(context: Context, operation: OperationDefinitionNode | undefined): Promise<ExecutionResult | null> {
+  async function check(context: Caller, operation: OperationDefinitionNode | undefined): Promise<ExecutionResult | null> {
     try {
       await limiter.consume(callerKey(context, operation));
       return null;
@@ -76,16 +77,29 @@ export function useRateLimit(options: RateLimitOptions): Plugin<Context> {
       const refused = await check(context, operationOf(args.document.definitions, args.operationName));
       if (refused) setResultAndStopExecution(refused);
     },
+    // An answer from the response cache never reaches execution; it is one operation of its caller too
+    // (a query: sends are never cached).
+    async onResultProcess({ request, result, setResult, serverContext }) {
+      if (!servedFromCache(result)) return;
+      const refused = await check({ credentials: readCredentials(request.headers), ...(serverContext as object) }, undefined);
+      if (refused) setResult(refused);
+    },
   };
 }
 
+/** What names a caller: its credentials, and the node request of an HTTP operation (its address). */
+type Caller = Pick<Context, 'credentials'> & { req?: IncomingMessage; socket?: unknown };
+
+function servedFromCache(result: unknown): boolean {
+  return typeof result === 'object' && result !== null && (result as Record<symbol, unknown>)[Symbol.for('servedFromResponseCache')] === true;
+}
+
 /** Whose budget an operation spends: a hash of the credential that names the caller, else the address. */
-function callerKey(context: Context, operation: OperationDefinitionNode | undefined): string {
+function callerKey(context: Caller, operation: OperationDefinitionNode | undefined): string {
   const { subscriber, apiKey } = context.credentials;
   if (apiKey && operation && isSend(operation)) return `app:${sha256(apiKey)}`;
   if (subscriber) return `subscriber:${sha256(`${subscriber.authorization}\n${subscriber.clientKey ?? ''}`)}`;
-  const req = (context as { req?: IncomingMessage }).req;
-  return `address:${req?.socket?.remoteAddress ?? 'unknown'}`;
+  return `address:${context.req?.socket?.remoteAddress ?? 'unknown'}`;
 }
 
 function isSend(operation: OperationDefinitionNode): boolean {
@@ -101,8 +115,8 @@ function operationOf(definitions: readonly { kind: string }[], name: string | nu
 }
 
 /** graphql-ws operations carry the socket in their server context (`src/ws.ts`); there is no HTTP status to set. */
-function isWebSocket(context: Context): boolean {
-  return (context as { socket?: unknown }).socket !== undefined;
+function isWebSocket(context: Caller): boolean {
+  return context.socket !== undefined;
 }
 
 function sha256(value: string): string {

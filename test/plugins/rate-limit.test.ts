@@ -63,6 +63,20 @@ describe('rate limit per caller, in process', () => {
     expect((await ask(gw, bearer('bob'))).status).toBe(200);
   });
 
+  it('counts answers from the response cache too: a cached query is still an operation of its caller', async () => {
+    const gw = await gateway({ config: { rateLimitPerMinute: 3, responseCache: true } });
+    const page = '{ markets(first: 2) { edges { node { marketId } } } }';
+    const first = await gw.execute(page, {}, bearer('carol'));
+    expect(first.errors).toBeUndefined();
+    // Two more from the cache (no upstream call), then the fourth is refused although the cache holds it.
+    gw.sim.controls.resetCounts();
+    for (let i = 0; i < 2; i++) expect((await gw.execute(page, {}, bearer('carol'))).data).toEqual(first.data);
+    expect(gw.sim.controls.counts()).toEqual({});
+    const refused = await gw.execute(page, {}, bearer('carol'));
+    expect(refused.status).toBe(429);
+    expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'RATE_LIMITED' });
+  });
+
   it('counts sends against the API key, not the subscriber', async () => {
     const gw = await gateway({ config: { rateLimitPerMinute: 1 } });
     const { demo } = sim.alerts;

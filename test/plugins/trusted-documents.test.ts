@@ -32,6 +32,9 @@ async function get(gw: TestGateway, params: Record<string, string>) {
   return { status: response.status, ...((await response.json()) as { data?: any; errors?: any[] }) };
 }
 
+/** Production requires the three upstream URLs; the tests' gateways use their own simulator. */
+const UPSTREAMS = { ALERTS_URL: 'http://a.test', MARKETS_URL: 'http://m.test', ASSETS_URL: 'http://s.test' };
+
 const apq = (hash: string) => ({ persistedQuery: { version: 1, sha256Hash: hash } });
 
 describe('trusted documents', () => {
@@ -44,7 +47,7 @@ describe('trusted documents', () => {
   describe('in production with a manifest', () => {
     let gw: TestGateway;
     beforeAll(async () => {
-      const config = loadConfig({ NODE_ENV: 'production', PERSISTED_DOCUMENTS: manifestPath, ALERTS_URL: 'http://a', MARKETS_URL: 'http://m', ASSETS_URL: 'http://s' });
+      const config = loadConfig({ ...UPSTREAMS, NODE_ENV: 'production', PERSISTED_DOCUMENTS: manifestPath });
       gw = await startTestGateway({ sim, config: { production: true, persistedDocuments: manifestPath, allowArbitraryDocuments: config.allowArbitraryDocuments, apq: config.apq } });
       expect(config.allowArbitraryDocuments).toBe(false);
       expect(config.apq).toBe(false);
@@ -90,7 +93,7 @@ describe('trusted documents', () => {
   });
 
   it('runs arbitrary documents in production when ALLOW_ARBITRARY_DOCUMENTS=true', async () => {
-    const config = loadConfig({ NODE_ENV: 'production', PERSISTED_DOCUMENTS: manifestPath, ALLOW_ARBITRARY_DOCUMENTS: 'true' });
+    const config = loadConfig({ ...UPSTREAMS, NODE_ENV: 'production', PERSISTED_DOCUMENTS: manifestPath, ALLOW_ARBITRARY_DOCUMENTS: 'true' });
     const gw = await startTestGateway({ sim, config: { production: true, persistedDocuments: manifestPath, allowArbitraryDocuments: config.allowArbitraryDocuments } });
     try {
       const result = await post(gw, { query: arbitrary });
@@ -149,11 +152,11 @@ describe('trusted documents', () => {
 describe('configuration of trusted documents', () => {
   it('defaults by mode: development runs everything, production with a manifest only trusted documents', () => {
     expect(loadConfig({})).toMatchObject({ persistedDocuments: null, allowArbitraryDocuments: true, apq: true });
-    expect(loadConfig({ NODE_ENV: 'production', ALERTS_URL: 'http://a', MARKETS_URL: 'http://m', ASSETS_URL: 'http://s' })).toMatchObject({
+    expect(loadConfig({ ...UPSTREAMS, NODE_ENV: 'production' })).toMatchObject({
       allowArbitraryDocuments: true,
       apq: false,
     });
-    expect(loadConfig({ NODE_ENV: 'production', PERSISTED_DOCUMENTS: 'm.json' })).toMatchObject({ allowArbitraryDocuments: false });
+    expect(loadConfig({ ...UPSTREAMS, NODE_ENV: 'production', PERSISTED_DOCUMENTS: 'm.json' })).toMatchObject({ allowArbitraryDocuments: false });
   });
 
   it('names the variable of a bad value', () => {
