@@ -92,6 +92,24 @@ describe('trusted documents', () => {
     });
   });
 
+  it('answers a GET by documentId as a CDN-cacheable URL: Cache-Control, ETag, then 304', async () => {
+    const gw = await startTestGateway({ sim, config: { persistedDocuments: manifestPath, responseCache: true } });
+    try {
+      const url = `http://gateway.test/graphql?${new URLSearchParams({ documentId: marketsPageId, variables: JSON.stringify(variables) })}`;
+      const first = await gw.app.yoga.fetch(url, { headers: { accept: 'application/graphql-response+json' } });
+      expect(first.status).toBe(200);
+      expect(first.headers.get('cache-control')).toMatch(/^public, max-age=\d+$/);
+      const etag = first.headers.get('etag');
+      expect(etag).toBeTruthy();
+      gw.sim.controls.resetCounts();
+      const again = await gw.app.yoga.fetch(url, { headers: { accept: 'application/graphql-response+json', 'if-none-match': etag! } });
+      expect(again.status).toBe(304);
+      expect(totalCalls(gw)).toBe(0);
+    } finally {
+      await gw.close();
+    }
+  });
+
   it('runs arbitrary documents in production when ALLOW_ARBITRARY_DOCUMENTS=true', async () => {
     const config = loadConfig({ ...UPSTREAMS, NODE_ENV: 'production', PERSISTED_DOCUMENTS: manifestPath, ALLOW_ARBITRARY_DOCUMENTS: 'true' });
     const gw = await startTestGateway({ sim, config: { production: true, persistedDocuments: manifestPath, allowArbitraryDocuments: config.allowArbitraryDocuments } });
