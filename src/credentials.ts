@@ -20,3 +20,14 @@ export function readCredentials(headers: Headers): Credentials {
     apiKey,
   };
 }
+
+/**
+ * A subscriber read or change asked of a request that carries no `Authorization` header. Thrown
+ * before any upstream call; `maskError` (errors.ts) answers it with `UNAUTHENTICATED`.
+ */
+export class MissingCredentialsError extends Error {
+  constructor() {
+    super('The request carries no subscriber credentials.');
+    this.name = 'MissingCredentialsError';
+  }
+}

@@ -1,5 +1,6 @@
 import { GraphQLError } from 'graphql';
 import { maskError as yogaMaskError, type YogaMaskedErrorOpts } from 'graphql-yoga';
+import { MissingCredentialsError } from './credentials.js';
 import { UpstreamError } from './upstream/errors.js';
 
 /** `extensions.code` of every error the gateway raises on purpose (API.md, "Errors"). */
@@ -30,14 +31,13 @@ export function upstreamUnavailable(service: string, retryable = true): GraphQLE
 
 /**
  * Yoga's `maskedErrors.maskError`: the one place where the failures resolvers and loaders let through
- * meet the public error codes. An `UpstreamError` becomes its public error (`toGraphQLError`), keeping
- * the field's path and locations; anything else is masked as Yoga does (unless it is a GraphQLError
- * raised on purpose).
+ * meet the public error codes. An `UpstreamError` becomes its public error (`toGraphQLError`), a
+ * `MissingCredentialsError` `UNAUTHENTICATED`, keeping the field's path and locations; anything else
+ * is masked as Yoga does (unless it is a GraphQLError raised on purpose).
  */
 export const maskError: YogaMaskedErrorOpts['maskError'] = (error, message, isDev) => {
-  const original = error instanceof GraphQLError ? error.originalError : error;
-  if (!(original instanceof UpstreamError)) return yogaMaskError(error, message, isDev);
-  const mapped = toGraphQLError(original);
+  const mapped = publicError(error instanceof GraphQLError ? error.originalError : error);
+  if (!mapped) return yogaMaskError(error, message, isDev);
   if (!(error instanceof GraphQLError)) return mapped;
   return new GraphQLError(mapped.message, {
     nodes: error.nodes,
@@ -48,10 +48,16 @@ export const maskError: YogaMaskedErrorOpts['maskError'] = (error, message, isDe
   });
 };
 
+/** The public error of a failure the layers below the schema raise; `null` for anything else. */
+function publicError(error: unknown): GraphQLError | null {
+  if (error instanceof UpstreamError) return toGraphQLError(error);
+  if (error instanceof MissingCredentialsError) return unauthenticated();
+  return null;
+}
+
 /**
  * Turns any failure from the upstream layer into the GraphQL error a caller should see; nothing
- * internal (URL, token, stack) passes. Used by `maskError`, and by the alerts loaders, whose callers
- * read their errors directly.
+ * internal (URL, token, stack) passes. Used by `maskError`.
  */
 export function toGraphQLError(error: unknown): GraphQLError {
   if (error instanceof GraphQLError) return error;

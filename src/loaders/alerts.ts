@@ -1,6 +1,5 @@
 import DataLoader from 'dataloader';
-import type { Credentials } from '../credentials.js';
-import { toGraphQLError, unauthenticated } from '../errors.js';
+import { MissingCredentialsError, type Credentials } from '../credentials.js';
 import type { App, Channel, Identity, InboxPage, InboxSummary } from '../models/alerts.js';
 import type { Services } from '../services.js';
 import type { SubscriberCredentials } from '../upstream/index.js';
@@ -26,11 +25,12 @@ export const INBOX_COUNT_MAX_PAGES = 10;
 
 /**
  * The caller's alerts data, loaded at most once per request each (per key for the inbox), with the
- * caller's own credentials. Every load rejects with a GraphQL error (`UNAUTHENTICATED` without
- * credentials, before any upstream call; otherwise the upstream failure via `toGraphQLError`).
+ * caller's own credentials. A load rejects with `MissingCredentialsError` when the request carries no
+ * credentials (before any upstream call), else with the client's `UpstreamError`; `maskError`
+ * (errors.ts) gives both their public codes.
  */
 export interface AlertsLoaders {
-  /** The caller's subscriber credentials; throws `UNAUTHENTICATED` when the request carries none. */
+  /** The caller's subscriber credentials; throws `MissingCredentialsError` when the request carries none. */
   requireCredentials(): SubscriberCredentials;
   /** `GET /v2/auth`: whose token this is. */
   identity(): Promise<Identity>;
@@ -61,12 +61,9 @@ export function createAlertsLoaders(services: Services, credentials: Credentials
   const client = services.upstream.alerts;
   const creds = credentials.subscriber;
 
-  /** Runs an upstream call with the caller's credentials; failures become GraphQL errors. */
+  /** Runs an upstream call with the caller's credentials. */
   function call<T>(fn: (creds: SubscriberCredentials) => Promise<T>): Promise<T> {
-    if (!creds) return Promise.reject(unauthenticated());
-    return fn(creds).catch((error: unknown) => {
-      throw toGraphQLError(error);
-    });
+    return creds ? fn(creds) : Promise.reject(new MissingCredentialsError());
   }
 
   function memo<T>(load: () => Promise<T>): { get(): Promise<T>; clear(): void } {
@@ -120,7 +117,8 @@ export function createAlertsLoaders(services: Services, credentials: Credentials
   // Batched to the end of the tick so that an inbox page requested beside the count (as the
   // `ViewerInbox` operation does) is seen, and its summary used instead of a second call.
   const summaries = new DataLoader<string, InboxSummary>(
-    (keys) => Promise.all(keys.map((key) => loadSummary(key || null).catch((error: unknown) => toGraphQLError(error)))),
+    // An Error in the batch's answer rejects that key's load alone.
+    (keys) => Promise.all(keys.map((key) => loadSummary(key || null).catch((error: unknown) => asError(error)))),
   );
 
   const counts = new Map<string, Promise<number | null>>();
@@ -138,7 +136,7 @@ export function createAlertsLoaders(services: Services, credentials: Credentials
 
   return {
     requireCredentials() {
-      if (!creds) throw unauthenticated();
+      if (!creds) throw new MissingCredentialsError();
       return creds;
     },
     identity: identity.get,
@@ -165,4 +163,8 @@ export function createAlertsLoaders(services: Services, credentials: Credentials
       }
     },
   };
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
 }

@@ -1,6 +1,7 @@
-import { GraphQLError } from 'graphql';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { MissingCredentialsError } from '../../src/credentials.js';
 import { createAlertsLoaders, type AlertsLoaders } from '../../src/loaders/alerts.js';
+import { UpstreamError } from '../../src/upstream/errors.js';
 import { useTestGateway } from '../helpers/gateway.js';
 
 const gw = useTestGateway();
@@ -70,7 +71,7 @@ describe('createAlertsLoaders', () => {
     expect(count('GET /v2/apps')).toBe(2);
   });
 
-  it('rejects with UNAUTHENTICATED and calls nothing without credentials', async () => {
+  it('rejects with MissingCredentialsError (UNAUTHENTICATED once masked) and calls nothing without credentials', async () => {
     const anonymous = createAlertsLoaders(gw.services, { subscriber: null, apiKey: null });
     const loads = [
       anonymous.identity(),
@@ -82,16 +83,16 @@ describe('createAlertsLoaders', () => {
       anonymous.inboxCount(null),
     ];
     for (const load of loads) {
-      await expect(load).rejects.toSatisfy((e) => e instanceof GraphQLError && e.extensions['code'] === 'UNAUTHENTICATED');
+      await expect(load).rejects.toBeInstanceOf(MissingCredentialsError);
     }
-    expect(() => anonymous.requireCredentials()).toThrow(GraphQLError);
+    expect(() => anonymous.requireCredentials()).toThrow(MissingCredentialsError);
     expect(gw.sim.controls.count('alerts')).toBe(0);
   });
 
-  it('turns upstream failures into GraphQL errors, remembered for the request', async () => {
+  it('rejects with the upstream failure itself (no GraphQL error), remembered for the request', async () => {
     gw.sim.controls.setFault({ service: 'alerts', route: 'GET /v2/channels' }, { status: 503 });
-    await expect(loaders.channels()).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: 'alerts' } });
-    await expect(loaders.channels()).rejects.toBeInstanceOf(GraphQLError);
+    await expect(loaders.channels()).rejects.toMatchObject({ kind: 'UNAVAILABLE', service: 'alerts', status: 503 });
+    await expect(loaders.channels()).rejects.toBeInstanceOf(UpstreamError);
     expect(count('GET /v2/channels')).toBe(1);
   });
 });

@@ -1,14 +1,11 @@
 import { createHash } from 'node:crypto';
-import type { ChildProcess } from 'node:child_process';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { createRedisIdempotencyStore } from '../../src/stores/idempotency.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { freePort, requireBinary, startRedis, stopProcess } from '../helpers/processes.js';
+import { startTestGateway, useRedisReplicas, type TestGateway } from '../helpers/gateway.js';
+import { freePort, needsRedis } from '../helpers/processes.js';
 
-const haveRedis = requireBinary('test/alerts/send-replicas.test.ts', 'redis-server', ['--version'], 'apt-get install redis-server');
+const haveRedis = needsRedis('test/alerts/send-replicas.test.ts');
 
 const SEND_ROUTE = 'POST /v2/:appId/send';
 const SEND = /* GraphQL */ `
@@ -18,76 +15,47 @@ const SEND = /* GraphQL */ `
 `;
 
 describe.runIf(haveRedis)('one send per idempotency key, whichever replica answers (Redis)', () => {
-  let server: ChildProcess;
-  let redisUrl: string;
-  let probe: Redis;
-  let sim: Simulator;
-  let a: TestGateway;
-  let b: TestGateway;
+  const r = useRedisReplicas({ resetEach: true });
 
-  beforeAll(async () => {
-    const port = await freePort();
-    server = await startRedis(port);
-    redisUrl = `redis://127.0.0.1:${port}`;
-    probe = new Redis(redisUrl);
-    sim = await startSimulator({ seed: 42 });
-    a = await startTestGateway({ sim, config: { redisUrl } });
-    b = await startTestGateway({ sim, config: { redisUrl } });
-  });
-
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    await sim?.close();
-    probe?.disconnect();
-    await stopProcess(server);
-  });
-
-  beforeEach(async () => {
-    sim.alerts.reset();
-    sim.controls.reset();
-    await probe.flushall();
-  });
-
-  const sends = () => sim.controls.count('alerts', SEND_ROUTE);
+  const sends = () => r.sim.controls.count('alerts', SEND_ROUTE);
   const input = (overrides: Record<string, unknown> = {}) => ({
-    appId: sim.alerts.demo.appId,
+    appId: r.sim.alerts.demo.appId,
     channels: ['IN_APP'],
     title: 'Rate change',
     body: 'USDC deposit APY moved to 7.1 %.',
-    recipient: { walletAddress: sim.alerts.demo.walletAddress },
+    recipient: { walletAddress: r.sim.alerts.demo.walletAddress },
     idempotencyKey: 'replicas-1',
     ...overrides,
   });
   const send = async (gw: TestGateway, variables: Record<string, unknown>) => {
-    const res = await gw.execute(SEND, { input: variables }, { 'x-service-api-key': sim.alerts.demo.apiKey });
+    const res = await gw.execute(SEND, { input: variables }, { 'x-service-api-key': r.sim.alerts.demo.apiKey });
     return res;
   };
 
   it('sends once when the same key reaches replica A and then replica B', async () => {
-    const first = await send(a, input());
-    const second = await send(b, input());
+    const first = await send(r.a, input());
+    const second = await send(r.b, input());
     expect(first.data?.['sendNotification']).toEqual({ accepted: true, recipientCount: 1, userErrors: [] });
     expect(second.data?.['sendNotification']).toEqual(first.data?.['sendNotification']);
     expect(sends()).toBe(1);
   });
 
   it('makes a repeat on the other replica wait for the send in flight, then answers its result', async () => {
-    sim.controls.setLatency({ service: 'alerts', route: SEND_ROUTE }, { fixedMs: 300 });
-    const [first, second] = await Promise.all([send(a, input()), send(b, input())]);
+    r.sim.controls.setLatency({ service: 'alerts', route: SEND_ROUTE }, { fixedMs: 300 });
+    const [first, second] = await Promise.all([send(r.a, input()), send(r.b, input())]);
     expect(first.data?.['sendNotification']).toMatchObject({ accepted: true, recipientCount: 1 });
     expect(second.data?.['sendNotification']).toEqual(first.data?.['sendNotification']);
     expect(sends()).toBe(1);
   });
 
   it('refuses another input under the same key on either replica, while pending and after', async () => {
-    sim.controls.setLatency({ service: 'alerts', route: SEND_ROUTE }, { fixedMs: 300 });
-    const pending = send(a, input());
-    await expect.poll(async () => (await probe.keys('gateway:idempotency:*')).length).toBe(1); // A's claim is in Redis
-    const whilePending = await send(b, input({ title: 'Another title' }));
+    r.sim.controls.setLatency({ service: 'alerts', route: SEND_ROUTE }, { fixedMs: 300 });
+    const pending = send(r.a, input());
+    await expect.poll(async () => (await r.probe.keys('gateway:idempotency:*')).length).toBe(1); // A's claim is in Redis
+    const whilePending = await send(r.b, input({ title: 'Another title' }));
     await pending;
-    const afterOnA = await send(a, input({ body: 'Another body.' }));
-    const afterOnB = await send(b, input({ title: 'Another title' }));
+    const afterOnA = await send(r.a, input({ body: 'Another body.' }));
+    const afterOnB = await send(r.b, input({ title: 'Another title' }));
     for (const res of [whilePending, afterOnA, afterOnB]) {
       expect(res.data?.['sendNotification']).toEqual({
         accepted: false,
@@ -99,35 +67,35 @@ describe.runIf(haveRedis)('one send per idempotency key, whichever replica answe
   });
 
   it('frees the key when the send failed, so a retry on the other replica sends', async () => {
-    sim.controls.setFault({ service: 'alerts', route: SEND_ROUTE }, { status: 503 });
-    const failed = await send(a, input());
+    r.sim.controls.setFault({ service: 'alerts', route: SEND_ROUTE }, { status: 503 });
+    const failed = await send(r.a, input());
     expect(failed.errors?.[0]?.extensions).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', retryable: true });
     const failedCalls = sends();
-    sim.controls.setFault({ service: 'alerts', route: SEND_ROUTE }, null);
-    const retried = await send(b, input());
+    r.sim.controls.setFault({ service: 'alerts', route: SEND_ROUTE }, null);
+    const retried = await send(r.b, input());
     expect(retried.data?.['sendNotification']).toMatchObject({ accepted: true, recipientCount: 1 });
     expect(sends()).toBe(failedCalls + 1);
   });
 
   it('keeps in Redis a hash of the API key and idempotency key, never the API key', async () => {
-    await send(a, input());
-    const keys = await probe.keys('gateway:idempotency:*');
-    const expected = createHash('sha256').update(sim.alerts.demo.apiKey).update('\n').update('replicas-1').digest('base64url');
+    await send(r.a, input());
+    const keys = await r.probe.keys('gateway:idempotency:*');
+    const expected = createHash('sha256').update(r.sim.alerts.demo.apiKey).update('\n').update('replicas-1').digest('base64url');
     expect(keys).toEqual([`gateway:idempotency:${expected}`]);
-    const stored = (await probe.get(keys[0]!))!;
-    expect(stored).not.toContain(sim.alerts.demo.apiKey);
+    const stored = (await r.probe.get(keys[0]!))!;
+    expect(stored).not.toContain(r.sim.alerts.demo.apiKey);
     expect(JSON.parse(stored)).toMatchObject({ state: 'done', value: { recipientCount: 1 } });
-    const ttlHours = (await probe.pttl(keys[0]!)) / 3_600_000;
+    const ttlHours = (await r.probe.pttl(keys[0]!)) / 3_600_000;
     expect(ttlHours).toBeGreaterThan(23.9);
     expect(ttlHours).toBeLessThanOrEqual(24);
   });
 
   it('refuses a repeat, retryable, once it has waited its bound for a send still in flight', async () => {
-    const store = createRedisIdempotencyStore({ redis: probe, logger: createLogger({ logLevel: 'silent' }), waitMs: 200, pollMs: 20 });
+    const store = createRedisIdempotencyStore({ redis: r.probe, logger: createLogger({ logLevel: 'silent' }), waitMs: 200, pollMs: 20 });
     const scope = { apiKey: 'sak_wait', idempotencyKey: 'k', fingerprint: 'f' };
     let release!: () => void;
     const first = store.run(scope, () => new Promise<number>((resolve) => (release = () => resolve(7))));
-    await expect.poll(async () => (await probe.keys('gateway:idempotency:*')).length).toBe(1);
+    await expect.poll(async () => (await r.probe.keys('gateway:idempotency:*')).length).toBe(1);
     let runs = 0;
     await expect(store.run(scope, async () => ++runs)).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_UNAVAILABLE', retryable: true } });
     release();
@@ -138,7 +106,7 @@ describe.runIf(haveRedis)('one send per idempotency key, whichever replica answe
 
   it('fails closed when Redis cannot be reached: a send with a key is refused, retryable, and nothing is sent', async () => {
     const unreachable = `redis://127.0.0.1:${await freePort()}`;
-    const gw = await startTestGateway({ sim, config: { redisUrl: unreachable } });
+    const gw = await startTestGateway({ sim: r.sim, config: { redisUrl: unreachable } });
     try {
       const res = await send(gw, input());
       expect(res.data?.['sendNotification']).toBeNull();

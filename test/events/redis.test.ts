@@ -1,59 +1,30 @@
-import type { ChildProcess } from 'node:child_process';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EVENTS_TOPIC } from '../../src/events/hub.js';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
-import type { TestGateway } from '../helpers/gateway.js';
-import { freePort, requireBinary, startRedis, stopProcess as stopRedis } from '../helpers/processes.js';
+import { useRedisReplicas } from '../helpers/gateway.js';
+import { needsRedis } from '../helpers/processes.js';
 import { openStream, postWebhook, priceChange, startEventsGateway, trending } from './helpers.js';
 
-const haveRedis = requireBinary('test/events/redis.test.ts', 'redis-server', ['--version'], 'apt-get install redis-server');
+const haveRedis = needsRedis('test/events/redis.test.ts');
 
 describe.runIf(haveRedis)('events across replicas through Redis', () => {
-  let server: ChildProcess;
-  let port: number;
-  let redisUrl: string;
-  let probe: Redis;
-  let sim: Simulator;
-  let first: TestGateway;
-  let second: TestGateway;
-
-  beforeAll(async () => {
-    port = await freePort();
-    server = await startRedis(port);
-    redisUrl = `redis://127.0.0.1:${port}`;
-    probe = new Redis(redisUrl);
-    probe.on('error', () => {}); // reconnects while the outage case has the server down
-
-    sim = await startSimulator({ seed: 42 });
-    first = await startEventsGateway({ sim, config: { redisUrl } });
-    second = await startEventsGateway({ sim, config: { redisUrl } });
-  });
-
-  afterAll(async () => {
-    await first?.close();
-    await second?.close();
-    await sim?.close();
-    probe?.disconnect();
-    await stopRedis(server);
-  });
+  const r = useRedisReplicas({ start: startEventsGateway });
 
   /** Waits until Redis has `n` subscribers on the events topic (a replica subscribes as its first stream starts). */
   async function redisSubscribers(n: number): Promise<void> {
     await expect
       .poll(async () => {
-        const [, count] = (await probe.pubsub('NUMSUB', EVENTS_TOPIC)) as [string, number];
+        const [, count] = (await r.probe.pubsub('NUMSUB', EVENTS_TOPIC)) as [string, number];
         return count;
       })
       .toBe(n);
   }
 
   it('delivers a webhook received by one replica to a subscriber on the other', async () => {
-    const stream = await openStream(second, 'subscription { events { __typename eventId assetId asset { symbol } } }');
+    const stream = await openStream(r.b, 'subscription { events { __typename eventId assetId asset { symbol } } }');
     const next = stream.next();
     await redisSubscribers(1);
 
-    const answer = await postWebhook(first, { events: [priceChange('across-1')] });
+    const answer = await postWebhook(r.a, { events: [priceChange('across-1')] });
     expect(answer).toEqual({ status: 200, body: { received: 1, duplicates: 0, ignored: 0 } });
     expect((await next)?.data.events).toEqual({
       __typename: 'TokenPriceChangeEvent',
@@ -66,7 +37,7 @@ describe.runIf(haveRedis)('events across replicas through Redis', () => {
   });
 
   it('delivers a batch of 3,000 events to a subscriber on the other replica, in order', async () => {
-    const stream = await openStream(second, 'subscription { events { eventId } }');
+    const stream = await openStream(r.b, 'subscription { events { eventId } }');
     const reading = (async () => {
       const ids: string[] = [];
       while (ids.length < 3000) {
@@ -78,22 +49,22 @@ describe.runIf(haveRedis)('events across replicas through Redis', () => {
     })();
     await redisSubscribers(1);
     const events = Array.from({ length: 3000 }, (_, i) => priceChange(`across-batch-${i}`));
-    expect((await postWebhook(first, { events })).status).toBe(200);
+    expect((await postWebhook(r.a, { events })).status).toBe(200);
     expect(await reading).toEqual(events.map((event) => event.id));
     await stream.close();
     await redisSubscribers(0);
   });
 
   it('drops a retry that lands on the other replica', async () => {
-    const onFirst = await openStream(first, 'subscription { events { eventId } }');
-    const onSecond = await openStream(second, 'subscription { events { eventId } }');
+    const onFirst = await openStream(r.a, 'subscription { events { eventId } }');
+    const onSecond = await openStream(r.b, 'subscription { events { eventId } }');
     const [a, b] = [onFirst.next(), onSecond.next()];
     await redisSubscribers(2);
 
     const batch = { events: [trending('retried-elsewhere')] };
-    expect((await postWebhook(first, batch)).body).toMatchObject({ duplicates: 0 });
-    expect((await postWebhook(second, batch)).body).toMatchObject({ duplicates: 1 });
-    await postWebhook(second, { events: [trending('after-the-retry')] });
+    expect((await postWebhook(r.a, batch)).body).toMatchObject({ duplicates: 0 });
+    expect((await postWebhook(r.b, batch)).body).toMatchObject({ duplicates: 1 });
+    await postWebhook(r.b, { events: [trending('after-the-retry')] });
 
     // Each subscriber gets the event once, then the next one.
     expect((await a)?.data.events.eventId).toBe('retried-elsewhere');
@@ -106,17 +77,17 @@ describe.runIf(haveRedis)('events across replicas through Redis', () => {
 
   // Last: it restarts the server the other cases share.
   it('keeps serving through a Redis outage, refuses what it cannot deliver, and delivers the retry when Redis returns', async () => {
-    const stream = await openStream(second, 'subscription { events { eventId } }');
+    const stream = await openStream(r.b, 'subscription { events { eventId } }');
     const next = stream.next();
     await redisSubscribers(1);
 
-    await stopRedis(server);
+    await r.stopRedis();
     // The publish fails: 503, so that the upstream retries; nothing crashes and queries still run.
     const batch = { events: [trending('during-outage')] };
-    expect(await postWebhook(first, batch)).toEqual({ status: 503, body: { error: 'events could not be delivered; retry later' } });
-    expect((await second.execute('{ __typename }')).data).toEqual({ __typename: 'Query' });
+    expect(await postWebhook(r.a, batch)).toEqual({ status: 503, body: { error: 'events could not be delivered; retry later' } });
+    expect((await r.b.execute('{ __typename }')).data).toEqual({ __typename: 'Query' });
 
-    server = await startRedis(port);
+    await r.startRedis();
     await redisSubscribers(1); // the replica resubscribed on reconnect
     // The upstream's retries of the same batch: the publishing replica reconnects on its own schedule,
     // and the event refused during the outage was not remembered as delivered.
@@ -125,7 +96,7 @@ describe.runIf(haveRedis)('events across replicas through Redis', () => {
     const statuses: number[] = [];
     await expect
       .poll(async () => {
-        if (!received) statuses.push((await postWebhook(first, batch)).status);
+        if (!received) statuses.push((await postWebhook(r.a, batch)).status);
         return received;
       })
       .toBe('during-outage');

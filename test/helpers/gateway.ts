@@ -1,4 +1,6 @@
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
@@ -6,6 +8,7 @@ import { createLogger } from '../../src/logger.js';
 import { createServices, type Services, type ServicesOptions } from '../../src/services.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js';
 import type { UpstreamConfig } from '../../src/upstream/index.js';
+import { freePort, startRedis, stopProcess } from './processes.js';
 
 export interface TestGatewayOptions {
   /** Overrides of the configuration (the rest is the defaults of an empty environment, with the response cache off). */
@@ -109,6 +112,73 @@ export function useTestGateway(options: UseTestGatewayOptions = {}): TestGateway
       return Reflect.get(started, key) as unknown;
     },
   });
+}
+
+export interface RedisReplicas {
+  sim: Simulator;
+  /** Two gateways over `sim`, sharing one Redis (`redisUrl`). */
+  a: TestGateway;
+  b: TestGateway;
+  redisUrl: string;
+  /** The test's own connection to that Redis, for reading what the replicas stored; it reconnects after an outage. */
+  probe: Redis;
+  /** Stops the Redis server (an outage); `startRedis` brings it back on the same port. */
+  stopRedis(): Promise<void>;
+  startRedis(): Promise<void>;
+}
+
+export interface UseRedisReplicasOptions {
+  /** Configuration of both replicas, beside the shared `redisUrl`. */
+  config?: Partial<Config>;
+  /** How a replica starts (default `startTestGateway`). */
+  start?: (options: TestGatewayOptions) => Promise<TestGateway>;
+  /** Before each test: empty Redis and reset the simulator's alerts state, counts and faults. */
+  resetEach?: boolean;
+}
+
+/**
+ * A real `redis-server` on a free loopback port, one simulator and two gateway replicas using both,
+ * for the enclosing file or `describe` block: started before its tests, stopped after them. Its fields
+ * are set once started (read them inside hooks and tests only). Needs `redis-server` (`needsRedis`).
+ */
+export function useRedisReplicas(options: UseRedisReplicasOptions = {}): RedisReplicas {
+  const start = options.start ?? startTestGateway;
+  let server: ChildProcess | undefined;
+  let port = 0;
+  const replicas = {
+    async stopRedis() {
+      await stopProcess(server);
+    },
+    async startRedis() {
+      server = await startRedis(port);
+    },
+  } as RedisReplicas;
+  beforeAll(async () => {
+    port = await freePort();
+    await replicas.startRedis();
+    replicas.redisUrl = `redis://127.0.0.1:${port}`;
+    replicas.probe = new Redis(replicas.redisUrl);
+    replicas.probe.on('error', () => {}); // reconnects while a test has the server down
+    replicas.sim = await startSimulator({ seed: 42 });
+    const config = { ...options.config, redisUrl: replicas.redisUrl };
+    replicas.a = await start({ sim: replicas.sim, config });
+    replicas.b = await start({ sim: replicas.sim, config });
+  });
+  afterAll(async () => {
+    await replicas.a?.close();
+    await replicas.b?.close();
+    await replicas.sim?.close();
+    replicas.probe?.disconnect();
+    await stopProcess(server);
+  });
+  if (options.resetEach) {
+    beforeEach(async () => {
+      await replicas.probe.flushall();
+      replicas.sim.alerts.reset();
+      replicas.sim.controls.reset();
+    });
+  }
+  return replicas;
 }
 
 /** Every upstream call the simulator saw, all services together. */

@@ -151,42 +151,44 @@ describe('averageCostBasis', () => {
       { timestamp: '2025-11-01T00:00:00Z', kind: 'buy', quantity: 100, price: 0.4 },
       { timestamp: '2025-11-02T00:00:00Z', kind: 'buy', quantity: 100, price: 0.6 },
     ];
-    let cb = averageCostBasis(trades);
-    expect(cb.quantity).toBe(200);
-    expect(cb.costBasisTotal).toBeCloseTo(100, 10);
-    expect(cb.costBasisAvg).toBeCloseTo(0.5, 10);
-    expect(cb.realizedPnl).toBe(0);
+    const close = (n: number) => expect.closeTo(n, 10);
+    /** The cost basis once `trade` is added to the list. */
+    const after = (trade: PredictionTrade) => {
+      trades.push(trade);
+      return averageCostBasis(trades);
+    };
+    expect(averageCostBasis(trades)).toMatchObject({ quantity: 200, costBasisTotal: close(100), costBasisAvg: close(0.5), realizedPnl: 0 });
 
     // A partial sell reduces quantity and committed capital at the average price, realising the difference.
-    trades.push({ timestamp: '2025-11-03T00:00:00Z', kind: 'sell', quantity: 50, price: 0.7 });
-    cb = averageCostBasis(trades);
-    expect(cb.quantity).toBe(150);
-    expect(cb.costBasisTotal).toBeCloseTo(75, 10);
-    expect(cb.costBasisAvg).toBeCloseTo(0.5, 10);
-    expect(cb.realizedPnl).toBeCloseTo(10, 10);
+    expect(after({ timestamp: '2025-11-03T00:00:00Z', kind: 'sell', quantity: 50, price: 0.7 })).toMatchObject({
+      quantity: 150,
+      costBasisTotal: close(75),
+      costBasisAvg: close(0.5),
+      realizedPnl: close(10),
+    });
 
     // A transfer out reduces quantity at the average price and realises nothing.
-    trades.push({ timestamp: '2025-11-04T00:00:00Z', kind: 'transfer_out', quantity: 50, price: 0 });
-    cb = averageCostBasis(trades);
-    expect(cb.quantity).toBe(100);
-    expect(cb.costBasisTotal).toBeCloseTo(50, 10);
-    expect(cb.costBasisAvg).toBeCloseTo(0.5, 10);
-    expect(cb.realizedPnl).toBeCloseTo(10, 10);
+    expect(after({ timestamp: '2025-11-04T00:00:00Z', kind: 'transfer_out', quantity: 50, price: 0 })).toMatchObject({
+      quantity: 100,
+      costBasisTotal: close(50),
+      costBasisAvg: close(0.5),
+      realizedPnl: close(10),
+    });
 
     // A full exit resets both to zero.
-    trades.push({ timestamp: '2025-11-05T00:00:00Z', kind: 'sell', quantity: 100, price: 0.3 });
-    cb = averageCostBasis(trades);
-    expect(cb.quantity).toBe(0);
-    expect(cb.costBasisTotal).toBe(0);
-    expect(cb.costBasisAvg).toBe(0);
-    expect(cb.realizedPnl).toBeCloseTo(-10, 10);
+    expect(after({ timestamp: '2025-11-05T00:00:00Z', kind: 'sell', quantity: 100, price: 0.3 })).toMatchObject({
+      quantity: 0,
+      costBasisTotal: 0,
+      costBasisAvg: 0,
+      realizedPnl: close(-10),
+    });
 
     // The next buy starts a fresh average.
-    trades.push({ timestamp: '2025-11-06T00:00:00Z', kind: 'buy', quantity: 10, price: 0.9 });
-    cb = averageCostBasis(trades);
-    expect(cb.quantity).toBe(10);
-    expect(cb.costBasisTotal).toBeCloseTo(9, 10);
-    expect(cb.costBasisAvg).toBeCloseTo(0.9, 10);
+    expect(after({ timestamp: '2025-11-06T00:00:00Z', kind: 'buy', quantity: 10, price: 0.9 })).toMatchObject({
+      quantity: 10,
+      costBasisTotal: close(9),
+      costBasisAvg: close(0.9),
+    });
   });
 
   it('caps a sell larger than the holding and handles an empty list', () => {

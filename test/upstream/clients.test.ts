@@ -1,18 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { MockAgent } from 'undici';
 import { createHttpClient } from '../../src/upstream/http.js';
 import { createUpstream, type UpstreamConfig } from '../../src/upstream/index.js';
 import { createMarketsClient } from '../../src/upstream/markets/client.js';
-import { fixture, headersOf, lastCall, mockAgent, ORIGIN } from './helpers.js';
+import { fixture, headersOf, lastCall, ORIGIN, useMockAgent } from './helpers.js';
 
 let agent: MockAgent;
-beforeEach(() => {
-  agent = mockAgent();
-});
-afterEach(async () => {
-  agent.assertNoPendingInterceptors();
-  await agent.close();
-});
+useMockAgent((created) => (agent = created));
 
 const json = { headers: { 'content-type': 'application/json' } };
 const anyPath = () => true;

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { MockAgent } from 'undici';
+import { afterEach, beforeEach } from 'vitest';
 import { createHttpClient, type HttpClient, type HttpClientOptions, type RequestInfo } from '../../src/upstream/http.js';
 
 export const ORIGIN = 'http://upstream.test';
@@ -13,6 +14,22 @@ export function mockAgent(): MockAgent {
   const agent = new MockAgent({ enableCallHistory: true });
   agent.disableNetConnect();
   return agent;
+}
+
+/**
+ * A fresh `mockAgent()` for each test of the file or `describe` block, handed to `use` before the test;
+ * after it, every interceptor must have been used, and the agent is closed.
+ */
+export function useMockAgent(use: (agent: MockAgent) => void): void {
+  let agent: MockAgent;
+  beforeEach(() => {
+    agent = mockAgent();
+    use(agent);
+  });
+  afterEach(async () => {
+    agent.assertNoPendingInterceptors();
+    await agent.close();
+  });
 }
 
 export function lastCall(agent: MockAgent) {

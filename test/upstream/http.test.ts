@@ -1,18 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { MockAgent } from 'undici';
 import { buildQuery, createAgent, createHttpClient, path, retryAfter, UpstreamError, type BreakerOptions } from '../../src/upstream/http.js';
-import { headersOf, lastCall, mockAgent, ORIGIN, testClient } from './helpers.js';
+import { headersOf, lastCall, ORIGIN, testClient, useMockAgent } from './helpers.js';
 
 let agent: MockAgent;
-beforeEach(() => {
-  agent = mockAgent();
-});
-afterEach(async () => {
-  agent.assertNoPendingInterceptors();
-  await agent.close();
-});
+useMockAgent((created) => (agent = created));
 
 const pool = () => agent.get(ORIGIN);
 const anyPath = () => true;

@@ -217,6 +217,28 @@ export function generatePositions(rng: Rng, input: PositionsInput): PositionsBui
     return p;
   };
 
+  /**
+   * A reward entry's common fields, in the contract's order, then `rest()`'s: its ids and amount are
+   * drawn first, so the world of a seed stays what it was.
+   */
+  const rewardEntry = (
+    owner: string,
+    source: { marketId: string; websiteUrl?: string; bundleId?: string },
+    token: Token,
+    maxUsd: number,
+    rest: () => Partial<RewardPosition>,
+  ): RewardPosition => ({
+    id: newId('reward'),
+    type: 'reward',
+    marketId: source.marketId,
+    ownerAddress: owner,
+    ...(source.bundleId ? { bundleId: source.bundleId } : {}),
+    websiteUrl: source.websiteUrl,
+    amount: units(token, rng.logFloat(0.5, maxUsd), WORLD_REFERENCE_MS),
+    token,
+    ...rest(),
+  });
+
   /** A reward entry: of a live position, of a reward market, or orphaned (its position is closed). */
   const addReward = (owner: string, parents: (LendingPosition | YieldPosition | LoopPosition)[], kind?: 'parent' | 'market' | 'orphan'): RewardPosition => {
     const which = kind ?? rng.weighted<'parent' | 'market' | 'orphan'>([['parent', parents.length > 0 ? 2 : 0], ['market', 2], ['orphan', 1]]);
@@ -225,46 +247,21 @@ export function generatePositions(rng: Rng, input: PositionsInput): PositionsBui
     if (which === 'parent' && parents.length > 0) {
       const parent = rng.pick(parents);
       const token = parent.type === 'loop' ? parent.market.tokenA : parent.market.rewards?.[0]?.token ?? parent.market.token;
-      p = {
-        id: newId('reward'),
-        type: 'reward',
-        marketId: parent.marketId,
-        ownerAddress: owner,
-        ...(parent.bundleId ? { bundleId: parent.bundleId } : {}),
-        websiteUrl: parent.websiteUrl,
-        amount: units(token, rng.logFloat(0.5, 800), WORLD_REFERENCE_MS),
-        token,
+      p = rewardEntry(owner, parent, token, 800, () => ({
         position: { id: parent.id, type: parent.type, ...(parent.type === 'lending' ? { side: parent.side } : {}) },
         market: parent.market,
-      };
+      }));
     } else if (which === 'market' || parents.length === 0 && which === 'parent') {
       const m = rng.pick(rewardMarkets);
-      p = {
-        id: newId('reward'),
-        type: 'reward',
-        marketId: m.id,
-        ownerAddress: owner,
-        websiteUrl: m.websiteUrl,
-        amount: units(m.token, rng.logFloat(0.5, 2_000), WORLD_REFERENCE_MS),
-        token: m.token,
-        market: withStatus(m),
-      };
+      p = rewardEntry(owner, { marketId: m.id, websiteUrl: m.websiteUrl }, m.token, 2_000, () => ({ market: withStatus(m) }));
     } else {
       // The position that earned it is closed: the entry stays listed, pointing at an id that is gone.
       const m = rng.chance(0.5) ? rng.pick(lendingMarkets) : rng.pick(yieldMarkets);
-      const token = m.rewards?.[0]?.token ?? m.token;
-      p = {
-        id: newId('reward'),
-        type: 'reward',
-        marketId: m.id,
-        ownerAddress: owner,
-        websiteUrl: m.websiteUrl,
-        amount: units(token, rng.logFloat(0.5, 500), WORLD_REFERENCE_MS),
-        token,
+      p = rewardEntry(owner, { marketId: m.id, websiteUrl: m.websiteUrl }, m.rewards?.[0]?.token ?? m.token, 500, () => ({
         position: { id: newId(m.type), type: m.type, ...(m.type === 'lending' ? { side: 'deposit' } : {}) },
         additionalData: { parentPositionClosed: true },
         ...(rng.chance(0.75) ? { market: withStatus(m) } : {}),
-      };
+      }));
     }
     positions.push({ position: p, openedAtMs, valuation: { kind: 'token', assetId: assetIdOf(p.token) } });
     return p;
