@@ -14,10 +14,13 @@ import { boundedParseCache, useDocumentLimits } from './plugins/document-limits.
 import { useStrictUrlParams } from './plugins/url-params.js';
 import { useQueryCost } from './plugins/query-cost.js';
 import { useGatewayResponseCache } from './plugins/response-cache.js';
+import { useIncrementalErrorMasking } from './plugins/incremental-errors.js';
 import { useReadiness, type Phase } from './plugins/readiness.js';
+import { useRequestDeadline } from './plugins/request-deadline.js';
 import { useRequestId } from './plugins/request-id.js';
 import { useTracing } from './plugins/tracing.js';
 import { useTrustedDocuments } from './plugins/trusted-documents.js';
+import { useUpstreamLedger } from './plugins/upstream-ledger.js';
 import { schema } from './schema/index.js';
 import { createResponseCacheStore } from './stores/response-cache.js';
 import type { Services } from './services.js';
@@ -76,6 +79,7 @@ export function createApp(options: AppOptions): App {
     plugins: [
       ...(config.tracing ? [useTracing()] : []),
       useRequestId(),
+      useRequestDeadline({ defaultMs: config.requestTimeoutDefaultMs, maxMs: config.requestTimeoutMaxMs }),
       useStrictUrlParams(),
       useDocumentLimits(),
       useReadiness({ endpoint: '/ready', phase: () => phase, upstreams: services.upstreamHealth }),
@@ -89,6 +93,8 @@ export function createApp(options: AppOptions): App {
       }),
       ...(config.production ? [useDisableIntrospection()] : []),
       useDeferStream(),
+      useIncrementalErrorMasking({ maskError, isDev: !config.production }),
+      useUpstreamLedger(),
       EnvelopArmorPlugin({
         maxDepth: { n: 12, onReject: [tooComplex] },
         maxAliases: { n: 30, onReject: [tooComplex] },
