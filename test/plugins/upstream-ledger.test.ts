@@ -14,7 +14,7 @@ interface Ledger {
   budget: { used: number; limit: number };
 }
 
-const ledgerOf = (res: { extensions?: Record<string, unknown> }) => res.extensions?.['upstream'] as Ledger | undefined;
+const ledgerOf = (res: object) => (res as { extensions?: Record<string, unknown> }).extensions?.['upstream'] as Ledger | undefined;
 
 /** A fake clock for the asset cache: TTLs pass when the test says so. */
 function fakeClock() {
