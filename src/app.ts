@@ -16,6 +16,7 @@ import { useQueryCost } from './plugins/query-cost.js';
 import { useGatewayResponseCache } from './plugins/response-cache.js';
 import { useIncrementalErrorMasking } from './plugins/incremental-errors.js';
 import { useReadiness, type Phase } from './plugins/readiness.js';
+import { useErrorLog, yogaLogging } from './plugins/error-log.js';
 import { useRequestDeadline } from './plugins/request-deadline.js';
 import { useRequestId } from './plugins/request-id.js';
 import { useTracing } from './plugins/tracing.js';
@@ -59,7 +60,7 @@ export function createApp(options: AppOptions): App {
     graphqlEndpoint: '/graphql',
     healthCheckEndpoint: '/health',
     landingPage: false,
-    logging: services.logger,
+    logging: yogaLogging(services.logger),
     maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
     parserAndValidationCache: boundedParseCache(),
     // Masked in both modes; development adds the original error's details for debugging. Upstream
@@ -93,6 +94,7 @@ export function createApp(options: AppOptions): App {
       }),
       ...(config.production ? [useDisableIntrospection()] : []),
       useDeferStream(),
+      useErrorLog(services.logger),
       useIncrementalErrorMasking({ maskError, isDev: !config.production }),
       useUpstreamLedger(),
       EnvelopArmorPlugin({
