@@ -1,4 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.js';
+import { createLogger } from '../../src/logger.js';
+import { createServices } from '../../src/services.js';
 import { startTestGateway, totalCalls, type TestGateway } from '../helpers/gateway.js';
 
 /** Not on Solana: no market listing carries a token record of it, so nothing stands in for it. */
@@ -89,6 +92,28 @@ describe('X-Request-Timeout-Ms: a deadline, and a partial answer at it', () => {
     expect(second.errors).toBeUndefined();
     expect(second.data!['asset']).toMatchObject({ assetId: ETH, metadataSource: 'PRIMARY' });
     expect(gw.sim.controls.count('assets', ASSET_ROUTE)).toBe(1);
+  });
+
+  it("stops waiting on the market index's first read at its deadline; the read goes on", async () => {
+    // Services not started: the index is built by the first request that needs it, and the listing hangs.
+    const services = createServices({ config: gw.config, urls: gw.sim.urls, logger: createLogger({ logLevel: 'silent' }), upstream: { breaker: false } });
+    const app = createApp({ config: gw.config, services });
+    gw.sim.controls.setFault({ service: 'markets', route: 'GET /v0/markets' }, { hang: true });
+    try {
+      const response = await app.yoga.fetch('http://gateway.test/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-request-timeout-ms': '300' },
+        body: JSON.stringify({ query: '{ markets(first: 2) { edges { node { marketId } } } }' }),
+      });
+      const body = (await response.json()) as { data: any; errors: any[] };
+      expect(body.data).toEqual({ markets: null });
+      expect(body.errors).toEqual([expect.objectContaining(deadlineError(['markets']))]);
+      // The shared read is still waiting for its answer, for whoever asks next.
+      expect(services.marketIndex.info().refreshing).toBe(true);
+      expect(gw.sim.controls.count('markets', 'GET /v0/markets')).toBe(1);
+    } finally {
+      await services.close();
+    }
   });
 
   it('cuts a deferred part at the deadline too, after sending the rest at once', async () => {
