@@ -14,8 +14,8 @@ import { boundedParseCache, useDocumentLimits } from './plugins/document-limits.
 import { useStrictUrlParams } from './plugins/url-params.js';
 import { useQueryCost } from './plugins/query-cost.js';
 import { useGatewayResponseCache } from './plugins/response-cache.js';
-import { useIncrementalErrorMasking } from './plugins/incremental-errors.js';
 import { useReadiness, type Phase } from './plugins/readiness.js';
+import { useMaskIncrementalErrors } from './plugins/mask-incremental-errors.js';
 import { useErrorLog, yogaLogging } from './plugins/error-log.js';
 import { useRequestDeadline } from './plugins/request-deadline.js';
 import { useRequestId } from './plugins/request-id.js';
@@ -93,9 +93,10 @@ export function createApp(options: AppOptions): App {
         apq: config.apq,
       }),
       ...(config.production ? [useDisableIntrospection()] : []),
-      useDeferStream(),
+      // Before the masking of deferred parts: it logs the original errors.
       useErrorLog(services.logger),
-      useIncrementalErrorMasking({ maskError, isDev: !config.production }),
+      useDeferStream(),
+      useMaskIncrementalErrors((error) => maskError(error, 'Unexpected error.', !config.production)),
       useUpstreamLedger(),
       EnvelopArmorPlugin({
         maxDepth: { n: 12, onReject: [tooComplex] },

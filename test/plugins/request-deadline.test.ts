@@ -18,6 +18,12 @@ const WALLET_SCREEN = `query($address: String!, $from: DateTime!) {
   }
 }`;
 
+/**
+ * The deadline of the tests where the rest of the screen must arrive before it: generous, so that a
+ * loaded machine still answers the calls that do not hang within it.
+ */
+const DEADLINE_MS = 1_500;
+
 const deadlineError = (path: (string | number)[]) => ({
   path,
   extensions: { code: 'UPSTREAM_UNAVAILABLE', reason: 'DEADLINE', retryable: true, upstream: 'markets' },
@@ -36,7 +42,7 @@ describe('X-Request-Timeout-Ms: a deadline, and a partial answer at it', () => {
 
   it('sends what resolved, and nulls the field still waiting with reason DEADLINE', async () => {
     gw.sim.controls.setFault(HISTORY, { hang: true });
-    const res = await gw.execute(WALLET_SCREEN, variables(), { 'x-request-timeout-ms': '300' });
+    const res = await gw.execute(WALLET_SCREEN, variables(), { 'x-request-timeout-ms': String(DEADLINE_MS) });
 
     expect(res.status).toBe(200);
     expect(res.data!['wallet'].address).toBe(variables().address);
@@ -48,7 +54,7 @@ describe('X-Request-Timeout-Ms: a deadline, and a partial answer at it', () => {
   });
 
   it('caps the deadline a client sends at REQUEST_TIMEOUT_MAX_MS', async () => {
-    const capped = await startTestGateway({ sim: gw.sim, config: { upstreamTimeoutMs: 60_000, requestTimeoutMaxMs: 300 } });
+    const capped = await startTestGateway({ sim: gw.sim, config: { upstreamTimeoutMs: 60_000, requestTimeoutMaxMs: DEADLINE_MS } });
     try {
       gw.sim.controls.setFault(HISTORY, { hang: true });
       // Ten minutes asked for; the test's own five-second limit fails unless the cap holds.
@@ -61,7 +67,7 @@ describe('X-Request-Timeout-Ms: a deadline, and a partial answer at it', () => {
   });
 
   it('applies REQUEST_TIMEOUT_DEFAULT_MS when the client sends none', async () => {
-    const short = await startTestGateway({ sim: gw.sim, config: { upstreamTimeoutMs: 60_000, requestTimeoutDefaultMs: 300 } });
+    const short = await startTestGateway({ sim: gw.sim, config: { upstreamTimeoutMs: 60_000, requestTimeoutDefaultMs: DEADLINE_MS } });
     try {
       gw.sim.controls.setFault(HISTORY, { hang: true });
       const res = await short.execute(WALLET_SCREEN, variables());
@@ -74,7 +80,7 @@ describe('X-Request-Timeout-Ms: a deadline, and a partial answer at it', () => {
 
   it('stops waiting on a shared asset fetch at its own deadline, without ending the fetch for the others', async () => {
     // A slow (not failing) assets service: the one call both requests need answers after a while.
-    gw.sim.controls.setLatency({ service: 'assets', route: ASSET_ROUTE }, { fixedMs: 1_000 });
+    gw.sim.controls.setLatency({ service: 'assets', route: ASSET_ROUTE }, { fixedMs: 2_500 });
     const query = `query($id: String!) { asset(id: $id) { assetId name metadataSource } }`;
     let patientDone = false;
     const hurried = gw.execute(query, { id: ETH }, { 'x-request-timeout-ms': '200' });
@@ -120,7 +126,7 @@ describe('X-Request-Timeout-Ms: a deadline, and a partial answer at it', () => {
     gw.sim.controls.setFault(HISTORY, { hang: true });
     const response = await gw.app.yoga.fetch('http://gateway.test/graphql', {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-request-timeout-ms': '300' },
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-request-timeout-ms': String(DEADLINE_MS) },
       body: JSON.stringify({
         query: `query($address: String!, $from: DateTime!) {
           wallet(address: $address) { address ... @defer { valueHistory(from: $from, resolution: ONE_DAY) { valueUsd } } }
