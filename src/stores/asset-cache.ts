@@ -4,7 +4,7 @@ import type { ServiceDeps } from '../deps.js';
 import type { Asset, AssetView, MetadataSource, TokenRef } from '../models/index.js';
 import { isUpstreamError } from '../upstream/errors.js';
 import { isValidAssetId, parseAssetId, type AssetsClient } from '../upstream/index.js';
-import { isDeadlineExceeded, untilDeadline } from '../upstream/deadline.js';
+import { deadlineExceeded, isDeadlineExceeded, untilDeadline } from '../upstream/deadline.js';
 import type { CacheUse } from '../upstream/ledger.js';
 import { detached, type CallScope } from '../upstream/scope.js';
 
@@ -139,9 +139,10 @@ export function createAssetCache(deps: ServiceDeps, options: AssetCacheOptions =
     const key = `${origin} ${assetId}`;
     let pending = inFlight.get(key);
     if (!pending) {
-      // An operation past its call budget is refused here, alone: as the shared call, its refusal
-      // would reach every request that joins it.
+      // An operation past its call budget or out of time is refused here, alone: as the shared call,
+      // its refusal would reach every request that joins it.
       scope?.budget?.assertLeft('assets');
+      if (scope?.deadline && scope.deadline.remainingMs() <= 0) throw deadlineExceeded('assets');
       pending = client
         .getAsset(assetId, { scope: detached(scope) })
         .then((asset) => {
