@@ -16,9 +16,12 @@ import { useQueryCost } from './plugins/query-cost.js';
 import { useGatewayResponseCache } from './plugins/response-cache.js';
 import { useReadiness, type Phase } from './plugins/readiness.js';
 import { useMaskIncrementalErrors } from './plugins/mask-incremental-errors.js';
+import { useErrorLog, yogaLogging } from './plugins/error-log.js';
+import { useRequestDeadline } from './plugins/request-deadline.js';
 import { useRequestId } from './plugins/request-id.js';
 import { useTracing } from './plugins/tracing.js';
 import { useTrustedDocuments } from './plugins/trusted-documents.js';
+import { useUpstreamLedger } from './plugins/upstream-ledger.js';
 import { schema } from './schema/index.js';
 import { createResponseCacheStore } from './stores/response-cache.js';
 import type { Services } from './services.js';
@@ -57,7 +60,7 @@ export function createApp(options: AppOptions): App {
     graphqlEndpoint: '/graphql',
     healthCheckEndpoint: '/health',
     landingPage: false,
-    logging: services.logger,
+    logging: yogaLogging(services.logger),
     maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
     parserAndValidationCache: boundedParseCache(),
     // Masked in both modes; development adds the original error's details for debugging. Upstream
@@ -77,6 +80,7 @@ export function createApp(options: AppOptions): App {
     plugins: [
       ...(config.tracing ? [useTracing()] : []),
       useRequestId(),
+      useRequestDeadline({ defaultMs: config.requestTimeoutDefaultMs, maxMs: config.requestTimeoutMaxMs }),
       useStrictUrlParams(),
       useDocumentLimits(),
       useReadiness({ endpoint: '/ready', phase: () => phase, upstreams: services.upstreamHealth }),
@@ -89,8 +93,11 @@ export function createApp(options: AppOptions): App {
         apq: config.apq,
       }),
       ...(config.production ? [useDisableIntrospection()] : []),
+      // Before the masking of deferred parts: it logs the original errors.
+      useErrorLog(services.logger),
       useDeferStream(),
       useMaskIncrementalErrors((error) => maskError(error, 'Unexpected error.', !config.production)),
+      useUpstreamLedger(),
       EnvelopArmorPlugin({
         maxDepth: { n: 12, onReject: [tooComplex] },
         maxAliases: { n: 30, onReject: [tooComplex] },

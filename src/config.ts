@@ -52,6 +52,12 @@ export interface Config {
   apq: boolean;
   /** OpenTelemetry trace export, asked for by the standard `OTEL_*` variables. */
   tracing: boolean;
+  /** An operation's deadline when the client sends no `X-Request-Timeout-Ms`. */
+  requestTimeoutDefaultMs: number;
+  /** The cap on the deadline a client sends in `X-Request-Timeout-Ms`. */
+  requestTimeoutMaxMs: number;
+  /** Whether `X-Gateway-Debug: 1` adds the upstream ledger (`DEBUG_LEDGER`; on in development, off in production). */
+  debugLedger: boolean;
 }
 
 export interface ResponseCacheTtls {
@@ -111,6 +117,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
 
   const production = read('NODE_ENV') === 'production';
   const persistedDocuments = read('PERSISTED_DOCUMENTS');
+  const requestTimeoutMaxMs = integer(env, 'REQUEST_TIMEOUT_MAX_MS', 30_000, 100, 600_000);
+  const requestTimeoutDefaultMs = integer(env, 'REQUEST_TIMEOUT_DEFAULT_MS', 10_000, 100, 600_000);
+  if (requestTimeoutDefaultMs > requestTimeoutMaxMs) {
+    throw new ConfigError('REQUEST_TIMEOUT_DEFAULT_MS', `must not exceed REQUEST_TIMEOUT_MAX_MS (${requestTimeoutMaxMs})`);
+  }
   return Object.freeze({
     port: integer(env, 'PORT', 4000, 0, 65535),
     upstreams: upstreams ? Object.freeze(upstreams) : null,
@@ -143,6 +154,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       Boolean(read('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ?? read('OTEL_EXPORTER_OTLP_ENDPOINT')) &&
       read('OTEL_SDK_DISABLED') !== 'true' &&
       read('OTEL_TRACES_EXPORTER') !== 'none',
+    requestTimeoutDefaultMs,
+    requestTimeoutMaxMs,
+    debugLedger: onOff(read('DEBUG_LEDGER'), 'DEBUG_LEDGER', !production),
   });
 }
 

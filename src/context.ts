@@ -2,7 +2,11 @@ import type { YogaInitialContext } from 'graphql-yoga';
 import { readCredentials, type Credentials } from './credentials.js';
 import { createLoaders, type Loaders } from './loaders/index.js';
 import type { Services } from './services.js';
+import { ledgerAsked } from './plugins/upstream-ledger.js';
+import { deadlineOf } from './plugins/request-deadline.js';
 import { CallBudget } from './upstream/budget.js';
+import { OperationDeadline } from './upstream/deadline.js';
+import { UpstreamLedger } from './upstream/ledger.js';
 import type { CallScope } from './upstream/scope.js';
 
 /** What the HTTP server adds to each request's context (node's req/res under `createServer(yoga)`). */
@@ -11,7 +15,10 @@ export type ServerContext = Record<string, unknown>;
 export interface Context extends YogaInitialContext {
   services: Services;
   credentials: Credentials;
-  /** What every upstream call made for this operation carries: the request's signal and the operation's call budget. */
+  /**
+   * What every upstream call made for this operation carries: the request's signal, the operation's
+   * call budget and deadline, and its ledger when the client asked for one.
+   */
   scope: CallScope;
   /** Per-request DataLoaders: created here for every request, never shared. */
   loaders: Loaders;
@@ -21,6 +28,14 @@ export function createContext(initial: YogaInitialContext, services: Services): 
   const credentials = readCredentials(initial.request.headers);
   // One request is one operation (over WebSocket too: each gets a request of its own). A subscription's
   // events are not counted: each gets loaders of its own without the budget (schema/events/event.ts).
-  const scope: CallScope = { signal: initial.request.signal, budget: new CallBudget(services.config.upstreamCallBudget) };
+  // The deadline counts from the request's arrival; an operation over WebSocket gets the default from now.
+  const { config } = services;
+  const deadline = deadlineOf(initial.request) ?? new OperationDeadline(config.requestTimeoutDefaultMs);
+  const scope: CallScope = {
+    signal: initial.request.signal,
+    budget: new CallBudget(config.upstreamCallBudget),
+    deadline,
+    ...(ledgerAsked(initial.request, config) ? { ledger: new UpstreamLedger() } : {}),
+  };
   return { ...initial, services, credentials, scope, loaders: createLoaders(services, credentials, scope) };
 }

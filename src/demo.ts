@@ -1,3 +1,9 @@
+/**
+ * Headers GraphiQL opens with in development, besides the demo credentials: `X-Gateway-Debug: 1` puts
+ * the upstream ledger (the calls, cache uses and budget of each operation) in the result's `extensions`.
+ */
+export const DEV_HEADERS: Readonly<Record<string, string>> = { 'X-Gateway-Debug': '1' };
+
 /** What GraphiQL opens with in development: one round trip for a home screen, ready to run. */
 export const DEMO_QUERY = `# Welcome! The demo subscriber's headers are filled in below (Headers tab).
 # Run this, then try \`wallet(address:)\`, \`markets(filter:)\` or \`searchAssets(query:)\`.

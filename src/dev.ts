@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { DEMO_QUERY } from './demo.js';
+import { DEMO_QUERY, DEV_HEADERS } from './demo.js';
 import { createLogger } from './logger.js';
 import { loadConfigOrExit, serve } from './serve.js';
 import { startEventEmitter } from './simulator/events/index.js';
@@ -13,7 +13,7 @@ import { startSimulator } from './simulator/index.js';
 async function main(): Promise<void> {
   let config = loadConfigOrExit();
   if (config.upstreams) {
-    await serve({ config, urls: config.upstreams, logger: createLogger(config), graphiql: { defaultQuery: DEMO_QUERY } });
+    await serve({ config, urls: config.upstreams, logger: createLogger(config), graphiql: { defaultQuery: DEMO_QUERY, headers: { ...DEV_HEADERS } } });
     return;
   }
 
@@ -30,7 +30,7 @@ async function main(): Promise<void> {
     logger,
     graphiql: {
       defaultQuery: DEMO_QUERY,
-      headers: { Authorization: `Bearer ${demo.token}`, 'X-Service-Client-Key': demo.clientKey },
+      headers: { Authorization: `Bearer ${demo.token}`, 'X-Service-Client-Key': demo.clientKey, ...DEV_HEADERS },
     },
     onReady: (port) => {
       const emitter = startEventEmitter({

@@ -86,6 +86,15 @@ export function toGraphQLError(error: unknown): GraphQLError {
       // frames), so it never reaches the caller. NOT_FOUND is no public code (API.md).
       return gatewayError(`The ${error.service} service refused the request.`, 'BAD_USER_INPUT', { upstream: error.service });
     default:
+      // The operation's deadline passed while this field waited: the upstream may be fine, and a retry
+      // (or a longer X-Request-Timeout-Ms) may well get the value.
+      if (error.code === 'DEADLINE') {
+        return gatewayError(`The ${error.service} service did not answer before the request's deadline.`, 'UPSTREAM_UNAVAILABLE', {
+          upstream: error.service,
+          retryable: true,
+          reason: 'DEADLINE',
+        });
+      }
       return upstreamUnavailable(error.service, error.retryable);
   }
 }

@@ -111,4 +111,18 @@ describe('loadConfig', () => {
       responseCacheTtlMs: { markets: 60_000, prices: 2000, metadata: 3_600_000, private: 0 },
     });
   });
+
+  it('reads the request deadline and the ledger switch: 10 s by default, capped at 30 s; the ledger on in development only', () => {
+    expect(loadConfig({})).toMatchObject({ requestTimeoutDefaultMs: 10_000, requestTimeoutMaxMs: 30_000, debugLedger: true });
+    const production = { NODE_ENV: 'production', ALERTS_URL: 'http://a:1', MARKETS_URL: 'http://m:1', ASSETS_URL: 'http://s:1' };
+    expect(loadConfig(production).debugLedger).toBe(false);
+    expect(loadConfig({ ...production, DEBUG_LEDGER: 'on' }).debugLedger).toBe(true);
+    expect(loadConfig({ REQUEST_TIMEOUT_DEFAULT_MS: '2000', REQUEST_TIMEOUT_MAX_MS: '5000' })).toMatchObject({
+      requestTimeoutDefaultMs: 2000,
+      requestTimeoutMaxMs: 5000,
+    });
+    expect(() => loadConfig({ REQUEST_TIMEOUT_DEFAULT_MS: '60000' })).toThrow(/REQUEST_TIMEOUT_DEFAULT_MS.*REQUEST_TIMEOUT_MAX_MS/);
+    expect(() => loadConfig({ REQUEST_TIMEOUT_MAX_MS: '0' })).toThrow(/REQUEST_TIMEOUT_MAX_MS/);
+    expect(() => loadConfig({ DEBUG_LEDGER: 'yes' })).toThrow(/DEBUG_LEDGER/);
+  });
 });

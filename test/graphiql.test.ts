@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
-import { DEMO_QUERY } from '../src/demo.js';
+import { DEMO_QUERY, DEV_HEADERS } from '../src/demo.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 
 /** Debian's Chromium, driven by playwright-core (which never downloads a browser of its own). */
@@ -29,8 +29,9 @@ describe.runIf(haveChromium)('GraphiQL in a real browser, offline', () => {
 
   beforeAll(async () => {
     gw = await startTestGateway();
-    // As `npm start` builds it: the demo query, with the demo subscriber's headers filled in.
-    const app = createApp({ config: gw.config, services: gw.services, graphiql: { defaultQuery: DEMO_QUERY, headers: gw.viewerHeaders } });
+    // As `npm start` builds it: the demo query, with the demo subscriber's headers and X-Gateway-Debug filled in.
+    const headers = { ...gw.viewerHeaders, ...DEV_HEADERS };
+    const app = createApp({ config: gw.config, services: gw.services, graphiql: { defaultQuery: DEMO_QUERY, headers } });
     server = createServer(app.yoga);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
@@ -77,6 +78,14 @@ describe.runIf(haveChromium)('GraphiQL in a real browser, offline', () => {
     const response = (await page.locator('.graphiql-response').textContent()) ?? '';
     expect(response).toContain('totalValueUsd');
     expect(response).not.toContain('"errors"');
+    // The upstream ledger shows under the data, in the result's extensions (read from GraphiQL's Monaco
+    // models: the page renders only the lines in view).
+    const whole = await page.evaluate(() => {
+      const { __MONACO: monaco } = window as unknown as { __MONACO?: { editor: { getModels(): { uri: { path: string }; getValue(): string }[] } } };
+      return monaco?.editor.getModels().map((m) => m.getValue()).join('\n') ?? '';
+    });
+    expect(whole).toMatch(/"extensions": \{\s*"upstream": \{/);
+    expect(whole).toContain('GET /v0/positions/owners');
     expect(pageErrors).toEqual([]);
 
     // Scripts, styles and workers came from the gateway (or from blobs the page made), nothing from a CDN.

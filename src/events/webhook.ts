@@ -5,6 +5,7 @@ import { isObject } from '../upstream/read.js';
 import { EventsNotPublished, type EventHub } from './hub.js';
 import { parseWebhookBody, type ParsedBatch } from './parse.js';
 import { verifySignature } from './signature.js';
+import { requestIdOf } from '../plugins/request-id.js';
 
 export const WEBHOOK_PATH = '/webhooks/events';
 /** Largest webhook body accepted (413 beyond): 8 MiB, about 29,000 events of the contract's shape. */
@@ -43,7 +44,7 @@ export function useEventsWebhook(options: WebhookOptions): Plugin {
       rawBody,
     });
     if (!verdict.ok) {
-      logger.warn({ reason: verdict.reason }, 'webhook: rejected');
+      logger.warn({ reason: verdict.reason, requestId: requestIdOf(request) }, 'webhook: rejected');
       return reply(401, { error: verdict.reason });
     }
 
@@ -74,7 +75,7 @@ export function useEventsWebhook(options: WebhookOptions): Plugin {
         endResponse(await handle(request, fetchAPI));
       } catch (err) {
         // 5xx makes the upstream retry later; the ids it already delivered stay deduplicated.
-        logger.error({ err }, 'webhook: failed');
+        logger.error({ err, requestId: requestIdOf(request) }, 'webhook: failed');
         endResponse(new fetchAPI.Response(JSON.stringify({ error: 'internal error' }), { status: 500, headers: { 'content-type': 'application/json' } }));
       }
     },

@@ -29,12 +29,12 @@ export interface MarketLoaders {
   apyHistory: DataLoader<ApyHistoryKey, MarketHistoryPoint[]>;
 }
 
-/** `scope` is the operation's: its signal aborts the APY history calls; `market` and `provider` read the shared index and make none. */
+/** `scope` is the operation's: its signal aborts the APY history calls; `market` and `provider` read the shared index and make none (its ledger counts them). */
 export function createMarketLoaders(services: Services, scope: CallScope = {}): MarketLoaders {
   const { marketIndex, upstream } = services;
 
-  const market = new DataLoader<string, Market | null>((ids) => marketIndex.markets(ids));
-  const provider = new DataLoader<string, Provider | null>((ids) => marketIndex.providers(ids));
+  const market = new DataLoader<string, Market | null>((ids) => marketIndex.markets(ids, scope));
+  const provider = new DataLoader<string, Provider | null>((ids) => marketIndex.providers(ids, scope));
 
   const apyHistory = new DataLoader<ApyHistoryKey, MarketHistoryPoint[], string>(
     async (keys) => {

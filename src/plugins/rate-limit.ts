@@ -8,6 +8,7 @@ import type { Context } from '../context.js';
 import { readCredentials } from '../credentials.js';
 import { gatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { requestIdOf } from './request-id.js';
 
 export interface RateLimitOptions {
   /** Operations one caller may start per minute (`RATE_LIMIT_PER_MINUTE`); `0` turns the limit off. */
@@ -57,7 +58,7 @@ export function useRateLimit(options: RateLimitOptions): Plugin<Context> {
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) {
         // The limiter itself failed (not a refusal): let the operation run.
-        logger.warn({ err: rejection }, 'rate limit: could not count an operation');
+        logger.warn({ err: rejection, requestId: requestIdOf(context.request) }, 'rate limit: could not count an operation');
         return null;
       }
       const retryAfterSeconds = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));

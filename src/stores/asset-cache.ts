@@ -4,6 +4,8 @@ import type { ServiceDeps } from '../deps.js';
 import type { Asset, AssetView, MetadataSource, TokenRef } from '../models/index.js';
 import { isUpstreamError } from '../upstream/errors.js';
 import { isValidAssetId, parseAssetId, type AssetsClient } from '../upstream/index.js';
+import { deadlineExceeded, isDeadlineExceeded, untilDeadline } from '../upstream/deadline.js';
+import type { CacheUse } from '../upstream/ledger.js';
 import { detached, type CallScope } from '../upstream/scope.js';
 
 /**
@@ -37,7 +39,9 @@ export interface AssetCache {
    * The asset through the cache and the fallback chain above, fresh for `need`. `asset` is `null` when
    * the service does not know the id, or the id is not a valid asset id (no call is made). Rejects with
    * the assets service's `UpstreamError` when nothing has the asset. A call it starts counts in `scope`'s
-   * budget but does not take its signal: other requests may join it.
+   * budget but does not take its signal or deadline: other requests may join it. This lookup stops
+   * waiting for it at `scope`'s deadline (then, as after any failure: a stale copy or a token record, if
+   * there is one). Copies served are counted in `scope`'s ledger.
    */
   get(assetId: string, need: AssetNeed, scope?: CallScope): Promise<AssetLookup>;
 }
@@ -123,8 +127,10 @@ export function createAssetCache(deps: ServiceDeps, options: AssetCacheOptions =
   const ttlOf = (copy: Copy, need: AssetNeed): number =>
     copy.asset === null ? o.notFoundTtlMs : need === 'price' ? o.priceTtlMs : o.metadataTtlMs;
 
-  function serve(copy: Copy, need: AssetNeed, source: MetadataSource, asked: boolean): AssetLookup {
+  function serve(copy: Copy, need: AssetNeed, source: MetadataSource, asked: boolean, scope: CallScope | undefined): AssetLookup {
     lookups.inc({ need, source });
+    const use = LEDGER_USE[source];
+    if (use) scope?.ledger?.cacheUse(use);
     return { asset: copy.asset && { ...copy.asset, metadataSource: source }, asked };
   }
 
@@ -133,9 +139,10 @@ export function createAssetCache(deps: ServiceDeps, options: AssetCacheOptions =
     const key = `${origin} ${assetId}`;
     let pending = inFlight.get(key);
     if (!pending) {
-      // An operation past its call budget is refused here, alone: as the shared call, its refusal
-      // would reach every request that joins it.
+      // An operation past its call budget or out of time is refused here, alone: as the shared call,
+      // its refusal would reach every request that joins it.
       scope?.budget?.assertLeft('assets');
+      if (scope?.deadline && scope.deadline.remainingMs() <= 0) throw deadlineExceeded('assets');
       pending = client
         .getAsset(assetId, { scope: detached(scope) })
         .then((asset) => {
@@ -152,13 +159,14 @@ export function createAssetCache(deps: ServiceDeps, options: AssetCacheOptions =
 
   async function afterFailure(assetId: string, need: AssetNeed, error: unknown, scope: CallScope | undefined): Promise<AssetLookup> {
     const copy = copies.get(assetId);
-    if (copy?.asset) return serve(copy, need, 'STALE', true);
+    if (copy?.asset) return serve(copy, need, 'STALE', true, scope);
 
     let unknownToSecond = false;
-    if (upstream.assetsFallback) {
+    // Out of time: no second service either (a stale copy or a token record costs no wait).
+    if (upstream.assetsFallback && !isDeadlineExceeded(error)) {
       try {
-        const second = await fetchCopy(assetId, upstream.assetsFallback, 'fallback', scope);
-        if (second.asset) return serve(second, need, 'FALLBACK', true);
+        const second = await untilDeadline(fetchCopy(assetId, upstream.assetsFallback, 'fallback', scope), scope?.deadline, 'assets');
+        if (second.asset) return serve(second, need, 'FALLBACK', true, scope);
         unknownToSecond = true;
       } catch (secondError) {
         logger.warn({ err: secondError, assetId }, 'second assets service failed too');
@@ -168,6 +176,7 @@ export function createAssetCache(deps: ServiceDeps, options: AssetCacheOptions =
     const token = tokenRecords.get(assetId);
     if (token) {
       lookups.inc({ need, source: 'FALLBACK' });
+      scope?.ledger?.cacheUse('fallback');
       return { asset: { ...assetFromToken(token), metadataSource: 'FALLBACK', priceUnavailable: true }, asked: true };
     }
     if (unknownToSecond) return { asset: null, asked: true };
@@ -187,16 +196,17 @@ export function createAssetCache(deps: ServiceDeps, options: AssetCacheOptions =
       if (copy) {
         const age = now() - copy.fetchedAt;
         const ttl = ttlOf(copy, need);
-        if (age < ttl) return serve(copy, need, copy.origin === 'primary' ? 'CACHE' : 'FALLBACK', false);
+        if (age < ttl) return serve(copy, need, copy.origin === 'primary' ? 'CACHE' : 'FALLBACK', false, scope);
         if (age < ttl + o.staleWhileRevalidateMs) {
           fetchCopy(assetId, upstream.assets, 'primary', scope).catch((error: unknown) =>
             logger.warn({ err: error, assetId }, 'background refresh of an asset failed; the copy stays'),
           );
-          return serve(copy, need, 'STALE', false);
+          return serve(copy, need, 'STALE', false, scope);
         }
       }
       try {
-        return serve(await fetchCopy(assetId, upstream.assets, 'primary', scope), need, 'PRIMARY', true);
+        const fetched = await untilDeadline(fetchCopy(assetId, upstream.assets, 'primary', scope), scope?.deadline, 'assets');
+        return serve(fetched, need, 'PRIMARY', true, scope);
       } catch (error) {
         // The operation's own limit, not an outage: no fallback would be within it either.
         if (isUpstreamError(error, 'TOO_MANY_CALLS')) throw error;
@@ -205,6 +215,9 @@ export function createAssetCache(deps: ServiceDeps, options: AssetCacheOptions =
     },
   };
 }
+
+/** How the ledger counts what a lookup served: a copy (`hit`), a stale copy, or a fallback; `PRIMARY` is the call itself. */
+const LEDGER_USE: Record<MetadataSource, CacheUse | null> = { PRIMARY: null, CACHE: 'hit', STALE: 'stale', FALLBACK: 'fallback' };
 
 /** What a token record of the markets service says about an asset: metadata, no price. */
 export function assetFromToken(token: TokenRef): Asset {

@@ -10,7 +10,9 @@ import {
   type TokenRef,
 } from '../models/index.js';
 import type { ServiceDeps } from '../deps.js';
+import { untilDeadline } from '../upstream/deadline.js';
 import { badBody } from '../upstream/errors.js';
+import type { CallScope } from '../upstream/scope.js';
 
 /** The listing's largest page: the fewest calls for a full read. */
 export const INDEX_PAGE_SIZE = 200;
@@ -84,17 +86,19 @@ export interface MarketIndex {
   /**
    * Markets by upstream id, null when unknown. Builds the index first (once, shared by concurrent
    * callers) when it has never been built; rejects with the upstream's error when that build fails.
+   * With a `scope`, the wait for that build ends at its deadline (the build goes on), and each id
+   * answered counts in its ledger as a hit (stale when the index is).
    */
-  markets(marketIds: readonly string[]): Promise<(Market | null)[]>;
-  /** Providers by id, null when unknown; same building rule as `markets`. */
-  providers(providerIds: readonly string[]): Promise<(Provider | null)[]>;
+  markets(marketIds: readonly string[], scope?: CallScope): Promise<(Market | null)[]>;
+  /** Providers by id, null when unknown; same building and counting rules as `markets`. */
+  providers(providerIds: readonly string[], scope?: CallScope): Promise<(Provider | null)[]>;
   /**
    * Up to `first` markets of the listing a filter selects, in the upstream's order, right after the
    * market `after` (a marketId; null = from the start). The position is the anchor market's place in
    * the listing held now, so it survives a refresh; null when that market is no longer listed at all.
-   * Same building rule as `markets`; no upstream call while the index is built.
+   * Same building rule as `markets`; no upstream call while the index is built. A page counts once in the ledger.
    */
-  listing(filter: ListingFilter, page: { after: string | null; first: number }): Promise<ListingPage | null>;
+  listing(filter: ListingFilter, page: { after: string | null; first: number }, scope?: CallScope): Promise<ListingPage | null>;
   /** Re-reads the listing now (joins a refresh in flight); the previous index stays when it fails. */
   refresh(): Promise<void>;
   info(): MarketIndexInfo;
@@ -298,9 +302,12 @@ export function createMarketIndex(deps: ServiceDeps, options: MarketIndexOptions
     });
   }
 
-  async function current(): Promise<Snapshot> {
-    if (!snapshot) await refresh();
-    return snapshot!;
+  /** The index held, built first if need be; `scope` is the asking operation's (its deadline, its ledger). */
+  async function current(scope: CallScope | undefined, served: number): Promise<Snapshot> {
+    if (!snapshot) await untilDeadline(refresh(), scope?.deadline, 'markets');
+    const held = snapshot!;
+    if (scope?.ledger) for (let i = 0; i < served; i++) scope.ledger.cacheUse(now() - held.builtAt > staleAfterMs ? 'stale' : 'hit');
+    return held;
   }
 
   return {
@@ -326,18 +333,18 @@ export function createMarketIndex(deps: ServiceDeps, options: MarketIndexOptions
       abort?.abort();
     },
 
-    async markets(marketIds) {
-      const { markets } = await current();
+    async markets(marketIds, scope) {
+      const { markets } = await current(scope, marketIds.length);
       return marketIds.map((id) => markets.get(id) ?? null);
     },
 
-    async providers(providerIds) {
-      const { providers } = await current();
+    async providers(providerIds, scope) {
+      const { providers } = await current(scope, providerIds.length);
       return providerIds.map((id) => providers.get(id) ?? null);
     },
 
-    async listing(filter, page) {
-      const held = snapshot ?? (await current());
+    async listing(filter, page, scope) {
+      const held = await current(scope, 1);
       const places = select(held, filter);
       let start = 0;
       if (page.after !== null) {

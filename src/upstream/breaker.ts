@@ -8,7 +8,7 @@ import {
   type IBreaker,
 } from 'cockatiel';
 import { UpstreamError } from './errors.js';
-import { CallerAborted } from './failures.js';
+import { endedByCaller } from './failures.js';
 
 /** One circuit breaker per upstream client (cockatiel's policy, with the counting rules below). */
 
@@ -43,10 +43,10 @@ export interface Breaker {
 /**
  * What counts: only an unhealthy upstream (no answer, a 5xx, a timeout, a body cut short). Its 4xx
  * answers show it healthy, and a caller who went away says nothing about it, except for a half-open
- * trial call: one its caller abandoned has not shown the upstream healthy, so it opens the circuit again.
+ * trial call: one its caller abandoned (or whose operation ran out of time) has not shown the upstream healthy, so it opens the circuit again.
  */
 function countsAsFailure(error: unknown): boolean {
-  if (error instanceof CallerAborted) return false;
+  if (endedByCaller(error)) return false;
   if (error instanceof UpstreamError) return error.kind === 'UNAVAILABLE';
   return true;
 }
@@ -55,7 +55,7 @@ export function createBreaker(opts: BreakerOptions, onState?: (state: BreakerSta
   const resetTimeoutMs = opts.resetTimeoutMs ?? 10_000;
   const counts = new WindowAndStreak(opts);
   const policy = circuitBreaker(
-    handleWhen((error) => countsAsFailure(error) || (error instanceof CallerAborted && policy.state === CircuitState.HalfOpen)),
+    handleWhen((error) => countsAsFailure(error) || (endedByCaller(error) && policy.state === CircuitState.HalfOpen)),
     { halfOpenAfter: resetTimeoutMs, breaker: counts },
   );
 
@@ -90,7 +90,7 @@ export function createBreaker(opts: BreakerOptions, onState?: (state: BreakerSta
       } catch (error) {
         if (error instanceof BrokenCircuitError || countsAsFailure(error)) throw error;
         // Not a failure of the upstream: counted as a call that did not fail, as the window always has.
-        if (error instanceof CallerAborted) {
+        if (endedByCaller(error)) {
           if (!trial) counts.abandoned();
         } else {
           counts.success(CircuitState.Closed);

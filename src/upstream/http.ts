@@ -2,7 +2,8 @@ import { request, type Dispatcher } from 'undici';
 import { sleep, whenAborted } from './abort.js';
 import { createBreaker, type BreakerOptions, type BreakerState } from './breaker.js';
 import type { ServiceName, UpstreamErrorKind } from './errors.js';
-import { CallerAborted, Deadline, isConnectionFailure, toUpstreamError } from './failures.js';
+import { deadlineExceeded } from './deadline.js';
+import { CallerAborted, Deadline, OutOfTime, isConnectionFailure, toUpstreamError } from './failures.js';
 import type { CallScope } from './scope.js';
 import { readResponse } from './status.js';
 import { buildQuery, type Query } from './url.js';
@@ -101,18 +102,24 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     options.breaker === false ? null : createBreaker(options.breaker ?? {}, onBreakerState && ((state) => onBreakerState(service, state)));
 
   async function call<T>(method: 'GET' | 'POST', p: string, opts: GetOptions & PostOptions): Promise<T> {
+    // No time left: no call (and none counted) that could only be cut short at once.
+    if (opts.scope?.deadline && opts.scope.deadline.remainingMs() <= 0) throw deadlineExceeded(service);
     opts.scope?.budget?.spend(service);
     const started = performance.now();
     const route = opts.route ?? `${method} ${p}`;
     const state = { attempts: 0, status: undefined as number | undefined };
     const run = () => execute<T>(method, p, opts, state);
+    const report = (info: RequestInfo) => {
+      onRequest?.(info);
+      opts.scope?.ledger?.call(info);
+    };
     try {
       const result = breaker ? await breaker.run(run) : await run();
-      onRequest?.({ service, method, route, status: state.status, durationMs: performance.now() - started, attempts: state.attempts });
+      report({ service, method, route, status: state.status, durationMs: performance.now() - started, attempts: state.attempts });
       return result;
     } catch (error) {
       const upstream = toUpstreamError(service, error, state.status);
-      onRequest?.({
+      report({
         service,
         method,
         route,
@@ -133,7 +140,12 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     state: { attempts: number; status: number | undefined },
   ): Promise<T> {
     const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(new Deadline(`deadline of ${timeoutMs} ms exceeded`)), timeoutMs);
+    // The call's own deadline, or the time its operation has left when that is shorter.
+    const left = opts.scope?.deadline?.remainingMs() ?? Infinity;
+    const timer =
+      left < timeoutMs
+        ? setTimeout(() => deadline.abort(new OutOfTime('the operation ran out of time')), left)
+        : setTimeout(() => deadline.abort(new Deadline(`deadline of ${timeoutMs} ms exceeded`)), timeoutMs);
     const onCallerAbort = () => deadline.abort(new CallerAborted('aborted by the caller'));
     let forget: (() => void) | undefined;
     const signal = opts.scope?.signal;
@@ -168,9 +180,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       return await readResponse<T>(service, method, response);
     } catch (error) {
       // The deadline or the caller's signal aborts undici with our own reason; anything else passes through.
-      if (error instanceof Deadline || error instanceof CallerAborted) throw error;
+      if (error instanceof Deadline || error instanceof CallerAborted || error instanceof OutOfTime) throw error;
       const reason: unknown = deadline.signal.reason;
-      if (deadline.signal.aborted && (reason instanceof Deadline || reason instanceof CallerAborted)) throw reason;
+      if (deadline.signal.aborted && (reason instanceof Deadline || reason instanceof CallerAborted || reason instanceof OutOfTime)) throw reason;
       throw error;
     } finally {
       clearTimeout(timer);

@@ -1,4 +1,6 @@
 import type { CallBudget } from './budget.js';
+import type { OperationDeadline } from './deadline.js';
+import type { UpstreamLedger } from './ledger.js';
 
 /**
  * What one GraphQL operation hands to every upstream call made for it. Built once per operation by
@@ -6,8 +8,7 @@ import type { CallBudget } from './budget.js';
  * which passes it to the HTTP layer. Passed explicitly, never held in async-local storage: the call
  * path shows what an operation's calls share.
  *
- * Meant to grow: a per-operation deadline, a ledger of the calls made and a trace context belong here
- * too, as optional fields that the HTTP layer reads the same way.
+ * Meant to grow: a trace context belongs here too, as an optional field that the HTTP layer reads the same way.
  */
 export interface CallScope {
   /**
@@ -17,14 +18,23 @@ export interface CallScope {
   readonly signal?: AbortSignal;
   /** Counts every call the operation makes; past it, calls fail with `TOO_MANY_CALLS`. Absent: not counted. */
   readonly budget?: CallBudget;
+  /**
+   * The operation's deadline: each call gets at most the time left, and fails with `DEADLINE` when it
+   * runs out. Absent: only the per-call deadline applies.
+   */
+  readonly deadline?: OperationDeadline;
+  /** Where the operation's calls and cache uses are written down, when the client asked for them (`X-Gateway-Debug`). */
+  readonly ledger?: UpstreamLedger;
 }
 
 /**
- * The scope for a call that must finish even when the operation's client goes away: a write, or a
- * fetch a shared store serves to other requests too. Still counted in the operation's budget.
+ * The scope for a call that must finish even when the operation's client goes away or its deadline
+ * passes: a write (its outcome would be unknown), or a fetch a shared store serves to other requests
+ * too (a request waiting on it stops at its own deadline: `untilDeadline`). Still counted in the
+ * operation's budget and ledger.
  */
 export function detached(scope: CallScope | undefined): CallScope {
-  if (!scope?.signal) return scope ?? {};
-  const { signal: _signal, ...rest } = scope;
+  if (!scope?.signal && !scope?.deadline) return scope ?? {};
+  const { signal: _signal, deadline: _deadline, ...rest } = scope;
   return rest;
 }

@@ -3,6 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { MockAgent } from 'undici';
 import { buildQuery, createAgent, createHttpClient, path, retryAfter, UpstreamError, type BreakerOptions } from '../../src/upstream/http.js';
+import { CallBudget } from '../../src/upstream/budget.js';
+import { OperationDeadline } from '../../src/upstream/deadline.js';
+import { UpstreamLedger } from '../../src/upstream/ledger.js';
 import { headersOf, lastCall, ORIGIN, testClient, useMockAgent } from './helpers.js';
 
 let agent: MockAgent;
@@ -285,6 +288,28 @@ describe('HttpClient against a real server: timeouts and refused connections', (
     setTimeout(() => controller.abort(), 50);
     expect(await failure(http.get('/v0/markets', { scope: { signal: controller.signal } }))).toMatchObject({ code: 'ABORTED', retryable: false });
     expect(states).toEqual([]);
+    await close();
+  });
+
+  it("the operation's deadline ends a call before its own (DEADLINE, retryable), uncounted by the breaker, written in the ledger", async () => {
+    let hits = 0;
+    const base = await listen(() => {
+      hits += 1; // never answers
+    });
+    // The call's own deadline is 5 s; the operation has 100 ms left. One counted failure would open the breaker.
+    const { http, states, close } = breakerClient(base, { volumeThreshold: 1 });
+    const ledger = new UpstreamLedger();
+    const budget = new CallBudget(10);
+    const scope = { deadline: new OperationDeadline(100), ledger, budget };
+    const error = await failure(http.get('/v0/markets', { scope, route: 'GET /v0/markets' }));
+    expect(error).toMatchObject({ kind: 'UNAVAILABLE', code: 'DEADLINE', retryable: true });
+    expect(states).toEqual([]);
+    expect(ledger.report(budget)).toMatchObject({ calls: [{ service: 'markets', route: 'GET /v0/markets', status: null, attempts: 1 }], budget: { used: 1 } });
+
+    // No time left: no call at all, none counted.
+    expect(await failure(http.get('/v0/markets', { scope }))).toMatchObject({ code: 'DEADLINE' });
+    expect(hits).toBe(1);
+    expect(budget.used).toBe(1);
     await close();
   });
 

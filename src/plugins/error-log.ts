@@ -1,0 +1,57 @@
+import { GraphQLError } from 'graphql';
+import { handleStreamOrSingleExecutionResult, type Plugin, type YogaLogger } from 'graphql-yoga';
+import type { Context } from '../context.js';
+import type { Logger } from '../logger.js';
+import { UpstreamError } from '../upstream/errors.js';
+import { requestIdOf } from './request-id.js';
+
+/** Errors this plugin has written a line for: Yoga's own line for them (which knows no request) is dropped. */
+const logged = new WeakSet<object>();
+
+/**
+ * One log line per field error of an operation, with the request's id (`requestId`, as echoed in
+ * `X-Request-Id`), the field's path and the original failure, written before the error is masked:
+ * an upstream failure at `warn` (at `info` when the operation's own deadline or client ended it), anything
+ * unexpected at `error`. Errors raised on purpose for the caller (bad input, ...) are not logged, as
+ * Yoga does not log them either. Deferred and streamed parts included. No options besides the logger.
+ */
+export function useErrorLog(logger: Logger): Plugin<Context> {
+  function log(error: GraphQLError, requestId: string): void {
+    const original = error.originalError;
+    if (!original || original instanceof GraphQLError) return;
+    logged.add(error);
+    const fields = { requestId, path: error.path?.join('.'), err: original };
+    if (!(original instanceof UpstreamError)) logger.error(fields, 'unexpected error in a field');
+    else if (original.code === 'DEADLINE' || original.code === 'ABORTED') logger.info(fields, 'upstream call ended by the operation');
+    else logger.warn(fields, 'upstream failure in a field');
+  }
+
+  return {
+    onExecute({ args }) {
+      const requestId = requestIdOf(args.contextValue.request);
+      return {
+        onExecuteDone(payload) {
+          return handleStreamOrSingleExecutionResult(payload, ({ result }) => {
+            for (const error of result.errors ?? []) log(error, requestId);
+            const incremental = (result as { incremental?: readonly { errors?: readonly GraphQLError[] }[] }).incremental;
+            for (const part of incremental ?? []) for (const error of part.errors ?? []) log(error, requestId);
+          });
+        },
+      };
+    },
+  };
+}
+
+/**
+ * The logger Yoga writes through (`logging`): the gateway's, except Yoga's line for an error that
+ * `useErrorLog` already wrote with its request id.
+ */
+export function yogaLogging(logger: Logger): YogaLogger {
+  const write =
+    (level: 'debug' | 'info' | 'warn' | 'error') =>
+    (...args: unknown[]): void => {
+      if (level === 'error' && args.length === 1 && typeof args[0] === 'object' && args[0] !== null && logged.has(args[0])) return;
+      (logger[level] as (...a: unknown[]) => void).apply(logger, args);
+    };
+  return { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') };
+}

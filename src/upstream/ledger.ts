@@ -1,0 +1,57 @@
+import type { CallBudget } from './budget.js';
+import type { ServiceName } from './errors.js';
+
+/** One upstream call as the ledger shows it: the route template, never a URL, header, query value or host. */
+export interface LedgerCall {
+  service: ServiceName;
+  /** `GET /v0/assets/{id}`: the template, no ids. */
+  route: string;
+  /** The final answer's HTTP status; null when none arrived (deadline, connection failure, open breaker). */
+  status: number | null;
+  durationMs: number;
+  attempts: number;
+}
+
+/** `extensions.upstream` of a response (API.md). */
+export interface LedgerReport {
+  calls: LedgerCall[];
+  cache: { hits: number; stale: number; fallback: number };
+  budget: { used: number; limit: number } | null;
+}
+
+/** How a shared store served a lookup without an upstream call of this operation's own. */
+export type CacheUse = 'hit' | 'stale' | 'fallback';
+
+/**
+ * What one operation cost upstream, written down only when its client asked (`X-Gateway-Debug: 1`,
+ * where allowed): the HTTP layer adds each call it finishes, the shared stores each lookup they serve
+ * from a copy. Carried by the operation's `CallScope`; absent otherwise, so nothing is recorded or allocated.
+ */
+export class UpstreamLedger {
+  readonly #calls: LedgerCall[] = [];
+  readonly #cache = { hits: 0, stale: 0, fallback: 0 };
+
+  call(call: { service: ServiceName; route: string; status?: number; durationMs: number; attempts: number }): void {
+    this.#calls.push({
+      service: call.service,
+      route: call.route,
+      status: call.status ?? null,
+      durationMs: Math.round(call.durationMs * 10) / 10,
+      attempts: call.attempts,
+    });
+  }
+
+  cacheUse(use: CacheUse): void {
+    if (use === 'hit') this.#cache.hits += 1;
+    else if (use === 'stale') this.#cache.stale += 1;
+    else this.#cache.fallback += 1;
+  }
+
+  report(budget: CallBudget | undefined): LedgerReport {
+    return {
+      calls: this.#calls.slice(),
+      cache: { ...this.#cache },
+      budget: budget ? { used: budget.used, limit: budget.limit } : null,
+    };
+  }
+}
