@@ -1,4 +1,5 @@
 import type { YogaInitialContext } from 'graphql-yoga';
+import { freshnessBound, readCacheControl } from './cache-control.js';
 import { readCredentials, type Credentials } from './credentials.js';
 import { createLoaders, type Loaders } from './loaders/index.js';
 import type { Services } from './services.js';
@@ -11,7 +12,7 @@ export type ServerContext = Record<string, unknown>;
 export interface Context extends YogaInitialContext {
   services: Services;
   credentials: Credentials;
-  /** What every upstream call made for this operation carries: the request's signal and the operation's call budget. */
+  /** What every upstream call made for this operation carries: the request's signal, the operation's call budget, the client's freshness bound. */
   scope: CallScope;
   /** Per-request DataLoaders: created here for every request, never shared. */
   loaders: Loaders;
@@ -21,6 +22,11 @@ export function createContext(initial: YogaInitialContext, services: Services): 
   const credentials = readCredentials(initial.request.headers);
   // One request is one operation (over WebSocket too: each gets a request of its own). A subscription's
   // events are not counted: each gets loaders of its own without the budget (schema/events/event.ts).
-  const scope: CallScope = { signal: initial.request.signal, budget: new CallBudget(services.config.upstreamCallBudget) };
+  const freshness = freshnessBound(readCacheControl(initial.request.headers.get('cache-control')));
+  const scope: CallScope = {
+    signal: initial.request.signal,
+    budget: new CallBudget(services.config.upstreamCallBudget),
+    ...(freshness ? { freshness } : {}),
+  };
   return { ...initial, services, credentials, scope, loaders: createLoaders(services, credentials, scope) };
 }
