@@ -104,6 +104,19 @@ describe('Cache-Control bounds the age of the market index', () => {
     expect(listingCalls(gw)).toBe(1);
   });
 
+  test("the re-read counts in the operation's call budget: past it, the held index flagged STALE", async () => {
+    let now = Date.now();
+    const gw = await startTestGateway({ config: { upstreamCallBudget: 1 }, marketIndex: { now: () => now } });
+    open.push(gw);
+    const builtAt = gw.services.marketIndex.info().asOf!.toISOString();
+    expect(Math.ceil(gw.sim.world.markets.length / INDEX_PAGE_SIZE)).toBeGreaterThan(1);
+    now += 5_000;
+    const res: any = await gw.execute(PAGE_AND_ONE, { id: gw.sim.world.markets[0]!.id }, { 'cache-control': 'no-cache' });
+    expect(res.errors).toBeUndefined();
+    expect(freshnessOf(res)).toEqual(Array(4).fill({ source: 'STALE', asOf: builtAt, stale: true }));
+    expect(listingCalls(gw)).toBe(1);
+  });
+
   test('max-age=3600 on a younger index, a malformed max-age, unknown directives: no call, CACHE', async () => {
     const { gw, clock, builtAt, id } = await gateway();
     clock.advance(60_000);
