@@ -30,7 +30,7 @@ export const AssetTypeEnum = builder.enumType('AssetType', {
 
 export const MetadataSourceEnum = builder.enumType('MetadataSource', {
   description:
-    "Where an asset's metadata came from on this request. The price is kept fresh on its own (30 s time-to-live, served stale the same ways): see price.updatedAt.",
+    "Where an asset's metadata came from on this request. The price is kept fresh on its own (30 s time-to-live, served stale the same ways): see price.freshness. The same as `freshness.source` in the terms Market and AssetPrice share (PRIMARY is ORIGIN).",
   values: {
     PRIMARY: { description: 'Fetched from the assets service for this request.' },
     CACHE: { description: "The gateway's cached copy, within the metadata time-to-live (6 h)." },
@@ -140,7 +140,7 @@ builder.node(AssetRef, {
     metadataSource: t.field({
       type: MetadataSourceEnum,
       nullable: false,
-      description: "Where this asset's metadata came from on this request (the price has its own freshness: see price.updatedAt).",
+      description: "Where this asset's metadata came from on this request (the price has its own freshness: see price.freshness).",
       resolve: (a) => a.metadataSource,
     }),
     priceHistory: t.connection(
