@@ -1,4 +1,5 @@
 import type { YogaInitialContext } from 'graphql-yoga';
+import { freshnessBound, readCacheControl } from './cache-control.js';
 import { readCredentials, type Credentials } from './credentials.js';
 import { createLoaders, type Loaders } from './loaders/index.js';
 import type { Services } from './services.js';
@@ -17,7 +18,7 @@ export interface Context extends YogaInitialContext {
   credentials: Credentials;
   /**
    * What every upstream call made for this operation carries: the request's signal, the operation's
-   * call budget and deadline, and its ledger when the client asked for one.
+   * call budget and deadline, its ledger when the client asked for one, and the client's freshness bound.
    */
   scope: CallScope;
   /** Per-request DataLoaders: created here for every request, never shared. */
@@ -28,6 +29,7 @@ export function createContext(initial: YogaInitialContext, services: Services): 
   const credentials = readCredentials(initial.request.headers);
   // One request is one operation (over WebSocket too: each gets a request of its own). A subscription's
   // events are not counted: each gets loaders of its own without the budget (schema/events/event.ts).
+  const freshness = freshnessBound(readCacheControl(initial.request.headers.get('cache-control')));
   // The deadline counts from the request's arrival; an operation over WebSocket gets the default from now.
   const { config } = services;
   const deadline = deadlineOf(initial.request) ?? new OperationDeadline(config.requestTimeoutDefaultMs);
@@ -36,6 +38,7 @@ export function createContext(initial: YogaInitialContext, services: Services): 
     budget: new CallBudget(config.upstreamCallBudget),
     deadline,
     ...(ledgerAsked(initial.request, config) ? { ledger: new UpstreamLedger() } : {}),
+    ...(freshness ? { freshness } : {}),
   };
   return { ...initial, services, credentials, scope, loaders: createLoaders(services, credentials, scope) };
 }

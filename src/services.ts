@@ -5,7 +5,7 @@ import type { ServiceDeps } from './deps.js';
 import { createEventHub, type EventHub } from './events/hub.js';
 import { createAssetCache, type AssetCache, type AssetCacheOptions } from './stores/asset-cache.js';
 import { createIdempotencyStore, createRedisIdempotencyStore, type IdempotencyStore } from './stores/idempotency.js';
-import { createMarketIndex, type MarketIndex } from './stores/market-index.js';
+import { createMarketIndex, type MarketIndex, type MarketIndexOptions } from './stores/market-index.js';
 import type { Logger } from './logger.js';
 import { createUpstreamHealth, type UpstreamHealth } from './stores/upstream-health.js';
 import { createUpstream, type UpstreamConfig } from './upstream/index.js';
@@ -42,6 +42,8 @@ export interface ServicesOptions {
   upstream?: Partial<UpstreamConfig>;
   /** Sizes and TTLs of the shared asset cache (tests use short ones and a fake clock). */
   assetCache?: AssetCacheOptions;
+  /** Timings and the clock of the shared market index (tests); the refresh period comes from the config. */
+  marketIndex?: Pick<MarketIndexOptions, 'staleAfterMs' | 'minClientRefreshAgeMs' | 'now'>;
 }
 
 export function createServices(options: ServicesOptions): Services {
@@ -88,6 +90,7 @@ export function createServices(options: ServicesOptions): Services {
   const deps: ServiceDeps = { config, logger, upstream, registry };
   const assetCache = createAssetCache(deps, options.assetCache);
   const marketIndex = createMarketIndex(deps, {
+    ...options.marketIndex,
     refreshIntervalMs: config.marketIndexRefreshMs,
     onTokens: (tokens) => assetCache.rememberTokens(tokens),
   });

@@ -2,7 +2,7 @@ import DataLoader from 'dataloader';
 import type { AssetView, PriceHistory, Resolution, TokenRef } from '../models/index.js';
 import type { Services } from '../services.js';
 import { isValidAssetId } from '../upstream/index.js';
-import { assetFromToken } from '../stores/asset-cache.js';
+import { assetFromToken, freshnessOf } from '../stores/asset-cache.js';
 import type { CallScope } from '../upstream/scope.js';
 
 /** One price series request: every argument that changes the upstream's answer. */
@@ -93,7 +93,8 @@ export function createAssetLoaders(services: Services, scope: CallScope = {}): A
       // is then all there is, and a missing price is simply unknown.
       const found = isValidAssetId(ref.assetId) ? await asset.load(ref.assetId).catch(() => undefined) : null;
       if (found) return found;
-      return { ...assetFromToken(ref), metadataSource: 'FALLBACK', priceUnavailable: found === undefined };
+      // When the record was read is not carried with it: `asOf` unknown.
+      return { ...assetFromToken(ref), metadataSource: 'FALLBACK', freshness: freshnessOf('FALLBACK', null), priceUnavailable: found === undefined };
     },
   };
 }

@@ -29,10 +29,14 @@ export interface MarketLoaders {
   apyHistory: DataLoader<ApyHistoryKey, MarketHistoryPoint[]>;
 }
 
-/** `scope` is the operation's: its signal aborts the APY history calls; `market` and `provider` read the shared index and make none (its ledger counts them). */
+/**
+ * `scope` is the operation's: its signal aborts the APY history calls; `market` and `provider` read the
+ * shared index, which makes calls only when the scope's freshness bound has it re-read.
+ */
 export function createMarketLoaders(services: Services, scope: CallScope = {}): MarketLoaders {
   const { marketIndex, upstream } = services;
 
+  // With the operation's scope: the client's Cache-Control bound may have the index re-read first.
   const market = new DataLoader<string, Market | null>((ids) => marketIndex.markets(ids, scope));
   const provider = new DataLoader<string, Provider | null>((ids) => marketIndex.providers(ids, scope));
 

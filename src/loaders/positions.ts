@@ -2,6 +2,8 @@ import DataLoader from 'dataloader';
 import {
   marketTokens,
   walletValueHistory,
+  type Freshness,
+  type Market,
   type Position,
   type Resolution,
   type TokenRef,
@@ -25,15 +27,22 @@ export interface PositionLoaders {
   byWallet: DataLoader<string, Position[]>;
   /** A wallet's value over time, one upstream call per distinct key. */
   valueHistory: DataLoader<ValueHistoryKey, WalletValuePoint[], string>;
+  /** A market embedded in a position this request loaded: `ORIGIN`, as of its positions call; null for any other market. */
+  marketFreshness(market: Market): Freshness | null;
 }
 
 /** `scope` is the operation's: its signal aborts the calls (the loaders serve one request, so batches hold that request's keys only). */
 export function createPositionLoaders(services: Services, scope: CallScope = {}): PositionLoaders {
   const { upstream, assetCache, config } = services;
 
+  // Embedded market records, by when the positions call that carried them answered.
+  const embedded = new WeakMap<Market, Date>();
+
   const byWallet = new DataLoader<string, Position[]>(
     async (wallets) => {
       const positions = await upstream.markets.getPositions({ walletAddresses: wallets, scope });
+      const answeredAt = new Date();
+      for (const position of positions) if (position.market) embedded.set(position.market, answeredAt);
       assetCache.rememberTokens(positionTokens(positions));
       const byOwner = new Map<string, Position[]>(wallets.map((wallet) => [wallet, []]));
       for (const position of positions) byOwner.get(position.ownerAddress)?.push(position);
@@ -61,7 +70,14 @@ export function createPositionLoaders(services: Services, scope: CallScope = {})
     },
   );
 
-  return { byWallet, valueHistory };
+  return {
+    byWallet,
+    valueHistory,
+    marketFreshness(market) {
+      const asOf = embedded.get(market);
+      return asOf ? { source: 'ORIGIN', asOf, stale: false } : null;
+    },
+  };
 }
 
 /** The token records carried by positions (their markets', reward and outcome tokens), once each. */

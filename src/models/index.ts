@@ -4,3 +4,4 @@ export * from './position.js';
 export * from './asset.js';
 export * from './alerts.js';
 export * from './views.js';
+export * from './freshness.js';

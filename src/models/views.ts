@@ -1,4 +1,5 @@
-import type { Asset } from './asset.js';
+import type { Asset, AssetPrice } from './asset.js';
+import type { Freshness } from './freshness.js';
 
 /**
  * What the gateway serves, as the loaders and the shared stores produce it: the upstream models plus
@@ -11,10 +12,17 @@ export type MetadataSource = 'PRIMARY' | 'CACHE' | 'STALE' | 'FALLBACK';
 /** An asset as served: the model plus where its metadata came from. */
 export interface AssetView extends Asset {
   metadataSource: MetadataSource;
+  /** Where this lookup's answer came from and when it was fetched (`metadataSource` in the schema's freshness terms). */
+  freshness: Freshness;
   /** `price` is null because no assets service could be reached (not because the asset has none): the field reports UPSTREAM_UNAVAILABLE. */
   priceUnavailable?: boolean;
   /** A search result: only the summary fields are known; the others are loaded when asked for. */
   summaryOnly?: boolean;
+}
+
+/** A price as served: with the freshness of the lookup that gave it (its copy's, or this request's call). */
+export interface AssetPriceView extends AssetPrice {
+  freshness: Freshness;
 }
 
 export interface WalletModel {

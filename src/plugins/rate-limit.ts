@@ -82,14 +82,14 @@ export function useRateLimit(options: RateLimitOptions): Plugin<Context> {
     // (a query: sends are never cached).
     async onResultProcess({ request, result, setResult, serverContext }) {
       if (!servedFromCache(result)) return;
-      const refused = await check({ credentials: readCredentials(request.headers), ...(serverContext as object) }, undefined);
+      const refused = await check({ credentials: readCredentials(request.headers), request, ...(serverContext as object) }, undefined);
       if (refused) setResult(refused);
     },
   };
 }
 
 /** What names a caller: its credentials, and the node request of an HTTP operation (its address). */
-type Caller = Pick<Context, 'credentials'> & { req?: IncomingMessage; socket?: unknown };
+type Caller = Pick<Context, 'credentials' | 'request'> & { req?: IncomingMessage; socket?: unknown };
 
 function servedFromCache(result: unknown): boolean {
   return typeof result === 'object' && result !== null && (result as Record<symbol, unknown>)[Symbol.for('servedFromResponseCache')] === true;

@@ -17,9 +17,11 @@ import type { ResponseCacheTtls } from '../config.js';
 /**
  * What kind of data each composite type holds, which decides how long a result holding it may be
  * cached and for whom. `private` data is the caller's own: cached per credentials only. `shared`
- * types (page info) are public and hold nothing that ages: they bound no TTL.
+ * types (page info) are public and hold nothing that ages: they bound no TTL. `live` data describes
+ * this very answer (freshness: a cached result would repeat an ORIGIN or a stale flag that are no
+ * longer true): a document selecting it is not cached.
  */
-export type DataKind = keyof ResponseCacheTtls | 'shared';
+export type DataKind = keyof ResponseCacheTtls | 'shared' | 'live';
 
 /**
  * Every object, interface and union type reachable from `Query`. A type that can reach a caller's own
@@ -85,6 +87,7 @@ export const DATA_KINDS: Readonly<Record<string, DataKind>> = {
   AssetSearchEdge: 'metadata',
 
   PageInfo: 'shared',
+  Freshness: 'live',
 };
 
 /** The types the issue names as a caller's own data: everything that can reach one is private too. */
@@ -121,6 +124,10 @@ export function documentPolicy(
     }
     const kind = kinds[type.name] ?? 'private';
     if (kind === 'shared') return;
+    if (kind === 'live') {
+      cacheable = false;
+      return;
+    }
     if (kind === 'private') isPrivate = true;
     ttlMs = bounded ? Math.min(ttlMs, ttls[kind]) : ttls[kind];
     bounded = true;

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { Counter, type Registry } from 'prom-client';
 import type { ResponseCacheTtls } from '../config.js';
 import type { Context } from '../context.js';
+import { readCacheControl } from '../cache-control.js';
 import { readCredentials } from '../credentials.js';
 import type { SubscriberCredentials } from '../upstream/index.js';
 import { PUBLIC_OWNER, type ResponseCacheStore } from '../stores/response-cache.js';
@@ -39,7 +40,10 @@ interface RequestState {
  * the credentials themselves. Results with errors are not cached. A mutation drops everything cached
  * for its caller before it answers. Responses carry `ETag` and `Cache-Control` (`public` or `private`
  * with the remaining `max-age`, `no-store` when not cached); `If-None-Match` on a GET gets 304.
- * `Cache-Control: no-cache` (or `no-store`) or `X-Gateway-Debug` on a request bypasses the cache.
+ * `Cache-Control: no-cache` (or `no-store`) or `X-Gateway-Debug` on a request bypasses the cache, and
+ * so does a `max-age=N` shorter than the document's TTL (a cached result may be older than N: the
+ * request is executed, its shared copies bounded by N). Documents selecting `freshness` are never
+ * cached (`live` data in the policy): a cached result would repeat freshness that is no longer true.
  */
 export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<Context> {
   const { store, ttlMs } = options;
@@ -85,9 +89,12 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
       addPlugin({
         onParams({ params, request }) {
           const query = params.query;
+          const cacheControl = readCacheControl(request.headers.get('cache-control'));
           // A debugging request's answer carries its own upstream ledger: neither served from nor stored in the cache.
-          const bypass = /\bno-(cache|store)\b/i.test(request.headers.get('cache-control') ?? '') || request.headers.has('x-gateway-debug');
-          const policy = query && !bypass ? policyOf(query) : null;
+          const bypass = cacheControl.noCache || cacheControl.noStore || request.headers.has('x-gateway-debug');
+          let policy = query && !bypass ? policyOf(query) : null;
+          // Cached results are at most `ttlMs` old: only a shorter bound could be missed by one.
+          if (policy && cacheControl.maxAgeMs !== null && cacheControl.maxAgeMs < policy.ttlMs) policy = null;
           const credentials = policy?.scope === 'PRIVATE' ? readCredentials(request.headers).subscriber : null;
           states.set(request, { policy, owner: credentials ? ownerHash(credentials) : PUBLIC_OWNER });
         },

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { Counter } from 'prom-client';
 import type { ServiceDeps } from '../deps.js';
-import type { Asset, AssetView, MetadataSource, TokenRef } from '../models/index.js';
+import type { Asset, AssetView, Freshness, FreshnessSource, MetadataSource, TokenRef } from '../models/index.js';
 import { isUpstreamError } from '../upstream/errors.js';
 import { isValidAssetId, parseAssetId, type AssetsClient } from '../upstream/index.js';
 import { deadlineExceeded, isDeadlineExceeded, untilDeadline } from '../upstream/deadline.js';
@@ -31,6 +31,11 @@ import { detached, type CallScope } from '../upstream/scope.js';
  * from the assets service itself". The schema's `metadataSource` is that of the metadata lookup; the
  * price's age shows in `price.updatedAt`. A 404 is an answer, not a failure: it gives `null` and is
  * cached briefly.
+ *
+ * A lookup whose scope carries the client's `FreshnessBound` (`Cache-Control: max-age=N`, `no-cache`)
+ * treats a copy fetched more than N seconds before the operation as past its TTL with no
+ * stale-while-revalidate: it asks the service, and serves that copy (`STALE`) only when the service fails.
+ * Every answer carries its `freshness` (`PRIMARY` is `ORIGIN`; `asOf` is when the copy was fetched).
  */
 export interface AssetCache {
   /** Token records seen in market listings and positions: the last metadata fallback when the assets service fails. */
@@ -114,7 +119,7 @@ export function createAssetCache(deps: ServiceDeps, options: AssetCacheOptions =
     ttlResolution: 0,
     perf: { now },
   });
-  const tokenRecords = new LRUCache<string, TokenRef>({ max: o.maxTokenRecords });
+  const tokenRecords = new LRUCache<string, { token: TokenRef; seenAt: number }>({ max: o.maxTokenRecords });
   const inFlight = new Map<string, Promise<Copy>>();
 
   const lookups = new Counter({
@@ -131,7 +136,7 @@ export function createAssetCache(deps: ServiceDeps, options: AssetCacheOptions =
     lookups.inc({ need, source });
     const use = LEDGER_USE[source];
     if (use) scope?.ledger?.cacheUse(use);
-    return { asset: copy.asset && { ...copy.asset, metadataSource: source }, asked };
+    return { asset: copy.asset && { ...copy.asset, metadataSource: source, freshness: freshnessOf(source, copy.fetchedAt) }, asked };
   }
 
   /** One call per service and id at a time, whoever asks; a found asset (and the primary's 404) is kept. */
@@ -173,11 +178,12 @@ export function createAssetCache(deps: ServiceDeps, options: AssetCacheOptions =
       }
     }
 
-    const token = tokenRecords.get(assetId);
-    if (token) {
+    const record = tokenRecords.get(assetId);
+    if (record) {
       lookups.inc({ need, source: 'FALLBACK' });
       scope?.ledger?.cacheUse('fallback');
-      return { asset: { ...assetFromToken(token), metadataSource: 'FALLBACK', priceUnavailable: true }, asked: true };
+      const asset = assetFromToken(record.token);
+      return { asset: { ...asset, metadataSource: 'FALLBACK', freshness: freshnessOf('FALLBACK', record.seenAt), priceUnavailable: true }, asked: true };
     }
     if (unknownToSecond) return { asset: null, asked: true };
     throw error;
@@ -185,15 +191,17 @@ export function createAssetCache(deps: ServiceDeps, options: AssetCacheOptions =
 
   return {
     rememberTokens(tokens) {
+      const seenAt = now();
       for (const token of tokens) {
-        if (isValidAssetId(token.assetId)) tokenRecords.set(token.assetId, token);
+        if (isValidAssetId(token.assetId)) tokenRecords.set(token.assetId, { token, seenAt });
       }
     },
 
     async get(assetId, need, scope) {
       if (!isValidAssetId(assetId)) return { asset: null, asked: false };
       const copy = copies.get(assetId);
-      if (copy) {
+      // A copy older than the client's bound is past its TTL, and not served while revalidating either.
+      if (copy && (!scope?.freshness || scope.freshness.accepts(copy.fetchedAt, now))) {
         const age = now() - copy.fetchedAt;
         const ttl = ttlOf(copy, need);
         if (age < ttl) return serve(copy, need, copy.origin === 'primary' ? 'CACHE' : 'FALLBACK', false, scope);
@@ -218,6 +226,13 @@ export function createAssetCache(deps: ServiceDeps, options: AssetCacheOptions =
 
 /** How the ledger counts what a lookup served: a copy (`hit`), a stale copy, or a fallback; `PRIMARY` is the call itself. */
 const LEDGER_USE: Record<MetadataSource, CacheUse | null> = { PRIMARY: null, CACHE: 'hit', STALE: 'stale', FALLBACK: 'fallback' };
+
+const FRESHNESS_SOURCES: Record<MetadataSource, FreshnessSource> = { PRIMARY: 'ORIGIN', CACHE: 'CACHE', STALE: 'STALE', FALLBACK: 'FALLBACK' };
+
+/** The freshness of an answer: its metadata source in the schema's one vocabulary, and when it was fetched. */
+export function freshnessOf(source: MetadataSource, fetchedAt: number | null): Freshness {
+  return { source: FRESHNESS_SOURCES[source], asOf: fetchedAt === null ? null : new Date(fetchedAt), stale: source === 'STALE' };
+}
 
 /** What a token record of the markets service says about an asset: metadata, no price. */
 export function assetFromToken(token: TokenRef): Asset {

@@ -3,6 +3,8 @@ import { Gauge } from 'prom-client';
 import {
   MARKET_STATUSES,
   marketTokens,
+  type Freshness,
+  type FreshnessSource,
   type Market,
   type MarketStatus,
   type MarketType,
@@ -10,9 +12,10 @@ import {
   type TokenRef,
 } from '../models/index.js';
 import type { ServiceDeps } from '../deps.js';
+import type { CallBudget } from '../upstream/budget.js';
 import { untilDeadline } from '../upstream/deadline.js';
 import { badBody } from '../upstream/errors.js';
-import type { CallScope } from '../upstream/scope.js';
+import type { CallScope, FreshnessBound } from '../upstream/scope.js';
 
 /** The listing's largest page: the fewest calls for a full read. */
 export const INDEX_PAGE_SIZE = 200;
@@ -30,6 +33,11 @@ export interface MarketIndexOptions {
   refreshIntervalMs?: number;
   /** Age after which the index counts as stale (it is still served). Must exceed the refresh period. Default 5 refresh periods. */
   staleAfterMs?: number;
+  /**
+   * A client's `Cache-Control` bound never re-reads an index younger than this: one listing read per
+   * interval at most, however many clients send `no-cache` (HTTP ages are whole seconds). Default 1 s.
+   */
+  minClientRefreshAgeMs?: number;
   /** Clock, for tests. */
   now?: () => number;
 }
@@ -46,12 +54,14 @@ export interface ListingFilter {
   predictionStatus?: readonly MarketStatus[];
 }
 
-/** How fresh the copy an answer came from is: a `freshness` field reads this. */
-export interface IndexFreshness {
+/**
+ * How fresh the copy an answer came from is: a `freshness` field reads this. `CACHE` for the shared
+ * copy; `ORIGIN` when this operation's `Cache-Control` bound had it re-read (and waited for it);
+ * `STALE` when it is older than `staleAfterMs` (the refreshes since failed) or the bound's re-read failed.
+ */
+export interface IndexFreshness extends Freshness {
   /** When the listing served was read from the markets service. */
   asOf: Date;
-  /** Older than `staleAfterMs` (the refreshes since failed): still served, flagged. */
-  stale: boolean;
 }
 
 export interface ListingPage extends IndexFreshness {
@@ -86,11 +96,16 @@ export interface MarketIndex {
   /**
    * Markets by upstream id, null when unknown. Builds the index first (once, shared by concurrent
    * callers) when it has never been built; rejects with the upstream's error when that build fails.
-   * With a `scope`, the wait for that build ends at its deadline (the build goes on), and each id
-   * answered counts in its ledger as a hit (stale when the index is).
+   *
+   * With the client's bound in `scope.freshness`, an index read longer ago than the bound allows is
+   * re-read first (one read, joined by concurrent callers, at most once per operation, counted in its
+   * budget); when that read fails, the index held is served, flagged `STALE`. One operation is served
+   * one snapshot throughout (`freshnessOf` then reports it as this operation saw it). The wait for a
+   * build ends at the operation's deadline (the build goes on), and each id answered counts in its
+   * ledger as a hit (stale when the index is).
    */
   markets(marketIds: readonly string[], scope?: CallScope): Promise<(Market | null)[]>;
-  /** Providers by id, null when unknown; same building and counting rules as `markets`. */
+  /** Providers by id, null when unknown; same building, bound and counting rules as `markets`. */
   providers(providerIds: readonly string[], scope?: CallScope): Promise<(Provider | null)[]>;
   /**
    * Up to `first` markets of the listing a filter selects, in the upstream's order, right after the
@@ -99,6 +114,11 @@ export interface MarketIndex {
    * Same building rule as `markets`; no upstream call while the index is built. A page counts once in the ledger.
    */
   listing(filter: ListingFilter, page: { after: string | null; first: number }, scope?: CallScope): Promise<ListingPage | null>;
+  /**
+   * The freshness of a market this index served (to the operation of `scope`, whose bound may have had
+   * it re-read); null for a market that is not the index's (one embedded in a position).
+   */
+  freshnessOf(market: Market, scope?: CallScope): IndexFreshness | null;
   /** Re-reads the listing now (joins a refresh in flight); the previous index stays when it fails. */
   refresh(): Promise<void>;
   info(): MarketIndexInfo;
@@ -118,6 +138,12 @@ interface Snapshot {
   /** Places a filter selects, by the filter's canonical key, filled as filters are asked for. */
   matches: LRUCache<string, readonly number[]>;
   builtAt: number;
+}
+
+/** The snapshot one operation is served, and its source when the operation's bound decided it (else by age). */
+interface Served {
+  snapshot: Snapshot;
+  source: FreshnessSource | null;
 }
 
 /** The token addresses the listing's `asset` filter matches: token, tokenA, tokenB. */
@@ -217,6 +243,7 @@ export function createMarketIndex(deps: ServiceDeps, options: MarketIndexOptions
   const refreshIntervalMs = options.refreshIntervalMs ?? 60_000;
   const staleAfterMs = options.staleAfterMs ?? 5 * refreshIntervalMs;
   const now = options.now ?? Date.now;
+  const minClientRefreshAgeMs = options.minClientRefreshAgeMs ?? 1_000;
   if (!(refreshIntervalMs > 0 && staleAfterMs > refreshIntervalMs)) {
     throw new RangeError('market index: refreshIntervalMs must be positive and below staleAfterMs');
   }
@@ -227,6 +254,11 @@ export function createMarketIndex(deps: ServiceDeps, options: MarketIndexOptions
   let timer: NodeJS.Timeout | null = null;
   let stopped = false;
   let builds = 0;
+  // The snapshot each held market belongs to: a market's freshness is its snapshot's.
+  const owners = new WeakMap<Market, Snapshot>();
+  // What each bounded operation is served, decided at its first lookup.
+  const served = new WeakMap<FreshnessBound, Promise<Served>>();
+  const settled = new WeakMap<FreshnessBound, Served>();
 
   const isStale = (): boolean => snapshot === null || now() - snapshot.builtAt > staleAfterMs;
 
@@ -247,7 +279,7 @@ export function createMarketIndex(deps: ServiceDeps, options: MarketIndexOptions
     },
   });
 
-  async function readListing(signal: AbortSignal): Promise<Snapshot> {
+  async function readListing(signal: AbortSignal, budget: CallBudget | undefined): Promise<Snapshot> {
     const markets = new Map<string, Market>();
     const seenCursors = new Set<string>();
     let cursor: string | null = null;
@@ -256,7 +288,7 @@ export function createMarketIndex(deps: ServiceDeps, options: MarketIndexOptions
         predictionStatus: MARKET_STATUSES,
         limit: INDEX_PAGE_SIZE,
         cursor,
-        scope: { signal },
+        scope: budget ? { signal, budget } : { signal },
       });
       const tokens: TokenRef[] = [];
       for (const market of result.markets) {
@@ -274,13 +306,14 @@ export function createMarketIndex(deps: ServiceDeps, options: MarketIndexOptions
     throw badBody('markets', `the listing did not end (cursor loop or more than ${MAX_PAGES} pages)`);
   }
 
-  /** One read of the whole listing at a time; callers during a read share it. */
-  function refresh(): Promise<void> {
+  /** One read of the whole listing at a time; callers during a read share it. `budget`: the operation that starts it pays its calls. */
+  function refresh(budget?: CallBudget): Promise<void> {
     if (inflight) return inflight;
     const controller = new AbortController();
     abort = controller;
-    inflight = readListing(controller.signal)
+    inflight = readListing(controller.signal, budget)
       .then((next) => {
+        for (const market of next.list) owners.set(market, next);
         snapshot = next;
         builds++;
       })
@@ -302,12 +335,54 @@ export function createMarketIndex(deps: ServiceDeps, options: MarketIndexOptions
     });
   }
 
-  /** The index held, built first if need be; `scope` is the asking operation's (its deadline, its ledger). */
-  async function current(scope: CallScope | undefined, served: number): Promise<Snapshot> {
+  /** The index held, built first if need be; the wait for that build ends at the asking operation's deadline (the build goes on). */
+  async function current(scope?: CallScope): Promise<Snapshot> {
     if (!snapshot) await untilDeadline(refresh(), scope?.deadline, 'markets');
-    const held = snapshot!;
-    if (scope?.ledger) for (let i = 0; i < served; i++) scope.ledger.cacheUse(now() - held.builtAt > staleAfterMs ? 'stale' : 'hit');
-    return held;
+    return snapshot!;
+  }
+
+  /** Counts `count` answers from `held` in the operation's ledger, when it keeps one. */
+  function counted(scope: CallScope | undefined, held: Served, count: number): Snapshot {
+    const ledger = scope?.ledger;
+    if (ledger) {
+      const stale = held.source === 'STALE' || (held.source === null && now() - held.snapshot.builtAt > staleAfterMs);
+      for (let i = 0; i < count; i++) ledger.cacheUse(stale ? 'stale' : 'hit');
+    }
+    return held.snapshot;
+  }
+
+  function freshness(held: Snapshot, source: FreshnessSource | null): IndexFreshness {
+    const stale = source === 'STALE' || (source === null && now() - held.builtAt > staleAfterMs);
+    return { source: source ?? (stale ? 'STALE' : 'CACHE'), asOf: new Date(held.builtAt), stale };
+  }
+
+  /** The snapshot an operation is served: the one held, unless its client's bound asks for a newer one. */
+  function snapshotFor(scope: CallScope | undefined): Promise<Served> | Served {
+    const bound = scope?.freshness;
+    if (!bound) return snapshot ? { snapshot, source: null } : current(scope).then((built) => ({ snapshot: built, source: null }));
+    let pending = served.get(bound);
+    if (!pending) {
+      pending = bounded(bound, scope);
+      served.set(bound, pending);
+      // Registered before any lookup awaits it: fields read `settled` after their lookup resolved.
+      pending.then((decided) => settled.set(bound, decided), () => undefined);
+    }
+    return pending;
+  }
+
+  async function bounded(bound: FreshnessBound, scope: CallScope | undefined): Promise<Served> {
+    const budget: CallBudget | undefined = scope?.budget;
+    const held = snapshot;
+    if (!held) return { snapshot: await current(scope), source: 'ORIGIN' };
+    if (bound.accepts(held.builtAt, now) || now() - held.builtAt < minClientRefreshAgeMs) return { snapshot: held, source: null };
+    try {
+      budget?.assertLeft('markets');
+      await refresh(budget);
+      return { snapshot: snapshot!, source: 'ORIGIN' };
+    } catch (err) {
+      logger.warn({ err, ageSeconds: Math.round((now() - held.builtAt) / 1000) }, "market index re-read for a client's Cache-Control failed; serving the previous index");
+      return { snapshot: snapshot ?? held, source: snapshot && snapshot !== held ? null : 'STALE' };
+    }
   }
 
   return {
@@ -334,17 +409,19 @@ export function createMarketIndex(deps: ServiceDeps, options: MarketIndexOptions
     },
 
     async markets(marketIds, scope) {
-      const { markets } = await current(scope, marketIds.length);
+      const { markets } = counted(scope, await snapshotFor(scope), marketIds.length);
       return marketIds.map((id) => markets.get(id) ?? null);
     },
 
     async providers(providerIds, scope) {
-      const { providers } = await current(scope, providerIds.length);
+      const { providers } = counted(scope, await snapshotFor(scope), providerIds.length);
       return providerIds.map((id) => providers.get(id) ?? null);
     },
 
     async listing(filter, page, scope) {
-      const held = await current(scope, 1);
+      const served = await snapshotFor(scope);
+      const { source } = served;
+      const held = counted(scope, served, 1);
       const places = select(held, filter);
       let start = 0;
       if (page.after !== null) {
@@ -359,12 +436,19 @@ export function createMarketIndex(deps: ServiceDeps, options: MarketIndexOptions
         markets,
         hasNextPage: end < places.length,
         hasPreviousPage: start > 0,
-        asOf: new Date(held.builtAt),
-        stale: now() - held.builtAt > staleAfterMs,
+        ...freshness(held, source),
       };
     },
 
-    refresh,
+    freshnessOf(market, scope) {
+      const held = owners.get(market);
+      if (!held) return null;
+      // Settled (the operation's lookups awaited it) by the time a field reads it; unsettled: no bound applied yet.
+      const decided = scope?.freshness && settled.get(scope.freshness);
+      return freshness(held, decided && decided.snapshot === held ? decided.source : null);
+    },
+
+    refresh: () => refresh(),
 
     info() {
       return {

@@ -25,6 +25,29 @@ export interface CallScope {
   readonly deadline?: OperationDeadline;
   /** Where the operation's calls and cache uses are written down, when the client asked for them (`X-Gateway-Debug`). */
   readonly ledger?: UpstreamLedger;
+  /**
+   * The client's bound on the age of the shared copies (market index, asset cache) this operation may
+   * be served (`Cache-Control: max-age=N` / `no-cache`). Absent: the stores' own time-to-live decide.
+   */
+  readonly freshness?: FreshnessBound;
+}
+
+/**
+ * "Serve me nothing fetched more than `maxAgeMs` before this operation started" (`no-cache` is 0).
+ * The moment is fixed per store clock at the first lookup, so what the operation itself fetched (or
+ * joined) always passes and one operation never refetches the same copy twice.
+ */
+export class FreshnessBound {
+  readonly #anchors = new Map<() => number, number>();
+
+  constructor(readonly maxAgeMs: number) {}
+
+  /** Whether a copy fetched at `fetchedAt` (on the clock `now`) is young enough for this operation. */
+  accepts(fetchedAt: number, now: () => number): boolean {
+    let anchor = this.#anchors.get(now);
+    if (anchor === undefined) this.#anchors.set(now, (anchor = now()));
+    return fetchedAt > anchor - this.maxAgeMs;
+  }
 }
 
 /**

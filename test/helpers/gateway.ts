@@ -17,6 +17,8 @@ export interface TestGatewayOptions {
   upstream?: Partial<UpstreamConfig>;
   /** Sizes and TTLs of the shared asset cache (short TTLs, a fake clock). */
   assetCache?: ServicesOptions['assetCache'];
+  /** Timings and the clock of the shared market index. */
+  marketIndex?: ServicesOptions['marketIndex'];
   simulator?: SimulatorOptions;
   /** Use this running simulator instead of starting one (it is then not closed). */
   sim?: Simulator;
@@ -53,7 +55,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const sim = options.sim ?? (await startSimulator({ seed: 42, ...options.simulator }));
   const config: Readonly<Config> = Object.freeze({ ...loadConfig({ RESPONSE_CACHE: 'off' }), ...options.config });
   const logger = createLogger({ logLevel: 'silent' });
-  const services = createServices({ config, urls: sim.urls, logger, upstream: { breaker: false, ...options.upstream }, assetCache: options.assetCache });
+  const services = createServices({ config, urls: sim.urls, logger, upstream: { breaker: false, ...options.upstream }, assetCache: options.assetCache, marketIndex: options.marketIndex });
   const app = createApp({ config, services });
   await services.start();
   sim.controls.resetCounts();

@@ -58,5 +58,8 @@ describe('the cache policy of a document', () => {
     expect(policyOf('mutation { markNotificationsRead { unreadCount } }')).toBeNull();
     expect(policyOf('subscription { events { eventId } }')).toBeNull();
     expect(policyOf('{ __schema { types { name } } }')).toBeNull();
+    // Freshness describes the answer it is in: a cached copy would repeat an ORIGIN no longer true.
+    expect(policyOf('{ asset(id: "bitcoin:native") { name price { freshness { source } } } }')).toBeNull();
+    expect(policyOf('{ markets(first: 5) { edges { node { ... on LendingMarket { freshness { asOf } } } } } }')).toBeNull();
   });
 });

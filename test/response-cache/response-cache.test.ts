@@ -73,6 +73,31 @@ describe('public results', () => {
   });
 });
 
+describe("a request's Cache-Control", () => {
+  it('max-age shorter than the cached result may be old is answered afresh; a longer one from the cache', async () => {
+    await gw.execute(SEARCH);
+    callsSinceLast();
+    const bounded = await get(SEARCH, { 'cache-control': 'max-age=60' });
+    expect(bounded.status).toBe(200);
+    expect(bounded.headers.get('cache-control')).toBe('no-store');
+    expect(callsSinceLast()).toEqual({ 'assets GET /v0/search': 1 });
+
+    const loose = await get(SEARCH, { 'cache-control': 'max-age=3600' });
+    expect(loose.headers.get('cache-control')).toMatch(/^public, max-age=\d+$/);
+    expect(callsSinceLast()).toEqual({});
+  });
+
+  it('a document selecting freshness is never cached: each answer tells its own freshness', async () => {
+    const query = '{ asset(id: "solana:So11111111111111111111111111111111111111112") { symbol freshness { source } } }';
+    const first = await get(query);
+    expect(first.headers.get('cache-control')).toBe('no-store');
+    expect(((await first.json()) as any).data.asset.freshness.source).toBe('ORIGIN');
+    const again = await get(query);
+    expect(((await again.json()) as any).data.asset.freshness.source).toBe('CACHE');
+    expect(callsSinceLast()).toEqual({ 'assets GET /v0/assets/:id': 1 });
+  });
+});
+
 describe('private results', () => {
   it('are cached for the caller who asked only', async () => {
     const mine = await gw.execute(VIEWER_CHANNELS, {}, gw.viewerHeaders);

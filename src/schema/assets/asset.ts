@@ -1,9 +1,10 @@
 import { upstreamUnavailable } from '../../errors.js';
-import type { AssetPrice, AssetView, PricePoint, TokenRef } from '../../models/index.js';
+import type { AssetPriceView, AssetView, PricePoint, TokenRef } from '../../models/index.js';
 import { isValidAssetId, MAX_HISTORY_POINTS, PRICE_HISTORY_RESOLUTIONS } from '../../upstream/index.js';
 import { builder } from '../builder.js';
 import { lengthCost, pagedHistoryCost } from '../common/cost.js';
 import { checkWindow } from '../common/inputs.js';
+import { FreshnessRef } from '../common/freshness.js';
 import type { Context } from '../../context.js';
 import { ResolutionEnum } from '../enums.js';
 import { AssetRef } from '../refs.js';
@@ -29,7 +30,7 @@ export const AssetTypeEnum = builder.enumType('AssetType', {
 
 export const MetadataSourceEnum = builder.enumType('MetadataSource', {
   description:
-    "Where an asset's metadata came from on this request. The price is kept fresh on its own (30 s time-to-live, served stale the same ways): see price.updatedAt.",
+    "Where an asset's metadata came from on this request. The price is kept fresh on its own (30 s time-to-live, served stale the same ways): see price.freshness. The same as `freshness.source` in the terms Market and AssetPrice share (PRIMARY is ORIGIN).",
   values: {
     PRIMARY: { description: 'Fetched from the assets service for this request.' },
     CACHE: { description: "The gateway's cached copy, within the metadata time-to-live (6 h)." },
@@ -44,9 +45,15 @@ export const MetadataSourceEnum = builder.enumType('MetadataSource', {
   } as const,
 });
 
-const AssetPriceRef = builder.objectRef<AssetPrice>('AssetPrice').implement({
+const AssetPriceRef = builder.objectRef<AssetPriceView>('AssetPrice').implement({
   description: 'The latest price of an asset.',
   fields: (t) => ({
+    freshness: t.field({
+      type: FreshnessRef,
+      nullable: false,
+      description: "How fresh this price is: its own time-to-live (30 s) and the request's `Cache-Control` bound decide (updatedAt is the assets service's own time).",
+      resolve: (p) => p.freshness,
+    }),
     usd: t.exposeFloat('usd', { nullable: false, description: 'Price in USD.' }),
     change24h: t.exposeFloat('change24h', { description: 'Change over 24 hours as a ratio (-0.031 = -3.1 %); null when unknown.' }),
     updatedAt: t.field({ type: 'DateTime', nullable: false, description: 'When the price was taken.', resolve: (p) => p.updatedAt }),
@@ -121,13 +128,19 @@ builder.node(AssetRef, {
         if (!asset) return null;
         const priced = await ctx.loaders.assets.price(asset);
         if (priced?.priceUnavailable) throw upstreamUnavailable('assets');
-        return priced?.price ?? null;
+        return priced?.price ? { ...priced.price, freshness: priced.freshness } : null;
       },
+    }),
+    freshness: t.field({
+      type: FreshnessRef,
+      nullable: false,
+      description: "How fresh this asset's metadata is (metadataSource in the freshness terms Market and AssetPrice share; the price has its own).",
+      resolve: (a) => a.freshness,
     }),
     metadataSource: t.field({
       type: MetadataSourceEnum,
       nullable: false,
-      description: "Where this asset's metadata came from on this request (the price has its own freshness: see price.updatedAt).",
+      description: "Where this asset's metadata came from on this request (the price has its own freshness: see price.freshness).",
       resolve: (a) => a.metadataSource,
     }),
     priceHistory: t.connection(

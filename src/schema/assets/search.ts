@@ -1,4 +1,5 @@
 import type { AssetSummary, AssetView } from '../../models/index.js';
+import { freshnessOf } from '../../stores/asset-cache.js';
 import { builder } from '../builder.js';
 import { pageCost } from '../common/cost.js';
 import { resumeInUpstreamPage } from '../common/upstream-page.js';
@@ -14,7 +15,7 @@ import {
 } from './inputs.js';
 
 /** A search result as an Asset: the summary now, the other fields loaded only if a caller asks for them. */
-function summaryView(summary: AssetSummary): AssetView {
+function summaryView(summary: AssetSummary, fetchedAt: number): AssetView {
   return {
     ...summary,
     decimals: null,
@@ -24,6 +25,7 @@ function summaryView(summary: AssetSummary): AssetView {
     price: null,
     marketCapUsd: null,
     metadataSource: 'PRIMARY',
+    freshness: freshnessOf('PRIMARY', fetchedAt),
     summaryOnly: true,
   };
 }
@@ -70,8 +72,9 @@ builder.queryFields((t) => ({
         ...(types ? { types } : {}),
       });
 
+      const fetchedAt = Date.now();
       const { edges, pageInfo } = read.page(page.results, page.cursor);
-      return { edges: edges.map(({ cursor, node }) => ({ cursor, node: summaryView(node) })), pageInfo };
+      return { edges: edges.map(({ cursor, node }) => ({ cursor, node: summaryView(node, fetchedAt) })), pageInfo };
     },
   }),
 }));

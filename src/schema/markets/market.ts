@@ -1,10 +1,11 @@
-import type { Market, MarketType } from '../../models/index.js';
+import type { Freshness, Market, MarketType } from '../../models/index.js';
 import type { Context } from '../../context.js';
 import { MARKET_HISTORY_RESOLUTIONS, MAX_HISTORY_POINTS } from '../../upstream/index.js';
 import { builder } from '../builder.js';
 import { historyCost } from '../common/cost.js';
 import { checkWindow, type WindowRules } from '../common/inputs.js';
 import { windowArgs } from '../common/window-args.js';
+import { FreshnessRef } from '../common/freshness.js';
 import { MarketStatusEnum, MarketTypeEnum } from '../enums.js';
 import { MarketRef, ProviderRef } from '../refs.js';
 
@@ -17,6 +18,9 @@ export const MARKET_TYPE_NAMES: Record<MarketType, string> = {
   REWARD: 'RewardMarket',
   PREDICTION: 'PredictionMarket',
 };
+
+/** A market neither the index nor this request's positions served (none is known): read for this request, time unknown. */
+const UNKNOWN_ORIGIN: Freshness = { source: 'ORIGIN', asOf: null, stale: false };
 
 /** Longest id `market(id:)` looks up; anything longer cannot be a market id. */
 const MAX_MARKET_ID_LENGTH = 256;
@@ -72,6 +76,14 @@ MarketRef.implement({
     provider: t.field({ type: ProviderRef, nullable: false, description: 'Who offers the market.', resolve: (m) => m.provider }),
     websiteUrl: t.exposeString('websiteUrl', { description: "The market's page on the provider's site." }),
     additionalData: t.field({ type: 'JSON', description: 'Extra data the upstream sends as is.', resolve: (m) => m.additionalData }),
+    freshness: t.field({
+      type: FreshnessRef,
+      nullable: false,
+      description:
+        "How fresh this record is: the gateway's copy of the listing (CACHE, or STALE when its refreshes failed), or ORIGIN when read for this request (a market embedded in a position, or a listing re-read for `Cache-Control`).",
+      resolve: (m, _args, ctx) =>
+        ctx.services.marketIndex.freshnessOf(m, ctx.scope) ?? ctx.loaders.positions.marketFreshness(m) ?? UNKNOWN_ORIGIN,
+    }),
     apyHistory: t.field({
       type: [MarketApyPoint],
       complexity: historyCost(APY_HISTORY_WINDOW),
