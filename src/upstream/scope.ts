@@ -33,7 +33,7 @@ export interface CallScope {
 }
 
 /**
- * "Serve me nothing fetched more than `maxAgeMs` before this operation started" (`no-cache` is 0).
+ * "Serve me nothing fetched more than `maxAgeMs` before this operation started" (`no-cache` is 0: nothing fetched before it).
  * The moment is fixed per store clock at the first lookup, so what the operation itself fetched (or
  * joined) always passes and one operation never refetches the same copy twice.
  */
@@ -46,7 +46,8 @@ export class FreshnessBound {
   accepts(fetchedAt: number, now: () => number): boolean {
     let anchor = this.#anchors.get(now);
     if (anchor === undefined) this.#anchors.set(now, (anchor = now()));
-    return fetchedAt > anchor - this.maxAgeMs;
+    // An age of exactly `maxAgeMs` is still acceptable (RFC 9111: "less than or equal to").
+    return fetchedAt >= anchor - this.maxAgeMs;
   }
 }
 
