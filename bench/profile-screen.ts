@@ -9,10 +9,10 @@
  * (a cold key, a private or expired result). Prints CPU ms per request over the measured loop and
  * writes the window for `profile-summary.ts`.
  */
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { request } from 'undici';
 import { createApp } from '../src/app.js';
+import { runConcurrently, startSimulatorChild } from './simulator-child.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { createServices } from '../src/services.js';
@@ -23,20 +23,7 @@ const requests = Number(process.argv[3] ?? 1000);
 const cache = (process.argv[4] ?? 'cache') !== 'nocache';
 const concurrency = 8;
 
-const child = spawn(process.execPath, ['--import', 'tsx', 'src/simulator/main.ts'], {
-  env: { ...process.env, SIMULATOR_PORT: '0' },
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-const urls = await new Promise<{ alerts: string; markets: string; assets: string }>((resolve, reject) => {
-  let out = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    out += chunk.toString();
-    const url = (key: string) => new RegExp(`${key}=(\\S+)`).exec(out)?.[1];
-    const [alerts, markets, assets] = [url('ALERTS_URL'), url('MARKETS_URL'), url('ASSETS_URL')];
-    if (alerts && markets && assets) resolve({ alerts, markets, assets });
-  });
-  child.once('exit', (code) => reject(new Error(`simulator exited (${code})`)));
-});
+const { child, urls } = await startSimulatorChild();
 const simUrl = new URL(urls.alerts).origin;
 const getJson = async <T>(path: string): Promise<T> => (await (await request(`${simUrl}${path}`)).body.json()) as T;
 const { clientKey, subscribers } = await getJson<{ clientKey: string; subscribers: { token: string }[] }>('/__sim/subscribers');
@@ -75,14 +62,7 @@ async function one(): Promise<void> {
   if (response.status !== 200 || text.includes('"errors"')) throw new Error(`${response.status} ${text.slice(0, 500)}`);
 }
 
-async function run(n: number): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next++ < n) await one();
-    }),
-  );
-}
+const run = (n: number) => runConcurrently(n, concurrency, () => one());
 
 await run(200); // JIT, asset cache, index, response cache
 const t0 = process.hrtime.bigint();
