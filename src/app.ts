@@ -12,6 +12,7 @@ import { useRateLimit } from './plugins/rate-limit.js';
 import { useEventsWebhook } from './events/webhook.js';
 import { boundedParseCache, useDocumentLimits } from './plugins/document-limits.js';
 import { useStrictUrlParams } from './plugins/url-params.js';
+import { useJitExecution } from './plugins/jit.js';
 import { useQueryCost } from './plugins/query-cost.js';
 import { useGatewayResponseCache } from './plugins/response-cache.js';
 import { useReadiness, type Phase } from './plugins/readiness.js';
@@ -89,6 +90,7 @@ export function createApp(options: AppOptions): App {
       }),
       ...(config.production ? [useDisableIntrospection()] : []),
       useDeferStream(),
+      useJitExecution(),
       EnvelopArmorPlugin({
         maxDepth: { n: 12, onReject: [tooComplex] },
         maxAliases: { n: 30, onReject: [tooComplex] },
