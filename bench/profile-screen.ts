@@ -64,7 +64,7 @@ async function one(): Promise<void> {
 
 const run = (n: number) => runConcurrently(n, concurrency, () => one());
 
-await run(200); // JIT, asset cache, index, response cache
+await run(Number(process.env["WARM_REQUESTS"] ?? 200)); // JIT, asset cache, index, response cache (WARM_REQUESTS=0: a cold process)
 const t0 = process.hrtime.bigint();
 const cpu0 = process.cpuUsage();
 await run(requests);

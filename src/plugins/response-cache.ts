@@ -1,5 +1,4 @@
 import { useResponseCache, type Cache } from '@graphql-yoga/plugin-response-cache';
-import { handleMaybePromise } from '@whatwg-node/promise-helpers';
 import { getOperationAST, parse, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
@@ -153,15 +152,15 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
  */
 function answeredOnce(store: ResponseCacheStore): Cache {
   return {
-    get: (key) =>
-      handleMaybePromise(
-        () => store.get(key),
-        (result) => {
-          if (!result) return result;
-          const body = resultBody(result);
-          return { ...result, stringify: () => body };
-        },
-      ),
+    get(key) {
+      const withBody = (result: ExecutionResult | null | undefined) => {
+        if (!result) return result;
+        const body = resultBody(result);
+        return { ...result, stringify: () => body };
+      };
+      const found = store.get(key);
+      return found instanceof Promise ? found.then(withBody) : withBody(found as ExecutionResult | null | undefined);
+    },
     set(key, result, entities, ttl) {
       // Not enumerable: the stored result is not changed, only answered from the string measured.
       Object.defineProperty(result, 'stringify', { value: () => resultBody(result), enumerable: false, configurable: true });
