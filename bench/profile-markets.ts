@@ -8,10 +8,10 @@
  * the measured window's bounds (monotonic µs, the profile's clock) so `profile-summary.ts` can keep
  * the samples of that window only.
  */
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { readFileSync } from 'node:fs';
 import { createApp } from '../src/app.js';
+import { runConcurrently, startSimulatorChild } from './simulator-child.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { createServices } from '../src/services.js';
@@ -20,20 +20,7 @@ const requests = Number(process.argv[2] ?? 2000);
 const first = Number(process.argv[3] ?? 100);
 const concurrency = 8;
 
-const child = spawn(process.execPath, ['--import', 'tsx', 'src/simulator/main.ts'], {
-  env: { ...process.env, SIMULATOR_PORT: '0' },
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-const urls = await new Promise<{ alerts: string; markets: string; assets: string }>((resolve, reject) => {
-  let out = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    out += chunk.toString();
-    const url = (name: string) => new RegExp(`${name}=(\\S+)`).exec(out)?.[1];
-    const [alerts, markets, assets] = [url('ALERTS_URL'), url('MARKETS_URL'), url('ASSETS_URL')];
-    if (alerts && markets && assets) resolve({ alerts, markets, assets });
-  });
-  child.once('exit', (code) => reject(new Error(`simulator exited (${code})`)));
-});
+const { child, urls } = await startSimulatorChild();
 
 // Generous deadlines: on a loaded machine a timed-out call would end the run.
 const config = Object.freeze({ ...loadConfig({}), logLevel: 'silent' as const, upstreamTimeoutMs: 60_000, assetsTimeoutMs: 60_000 });
@@ -58,14 +45,7 @@ async function one(i: number): Promise<void> {
   if (result.errors) throw new Error(JSON.stringify(result.errors).slice(0, 500));
 }
 
-async function run(n: number): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < n) await one(next++);
-    }),
-  );
-}
+const run = (n: number) => runConcurrently(n, concurrency, one);
 
 await run(300); // warm: JIT, asset cache, index
 const t0 = process.hrtime.bigint();

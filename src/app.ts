@@ -1,8 +1,9 @@
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
-import { usePrometheus } from '@graphql-yoga/plugin-prometheus';
-import type { GraphQLError } from 'graphql';
+import { createCounter, usePrometheus, type FillLabelsFnParams } from '@graphql-yoga/plugin-prometheus';
+import { isInterfaceType, isObjectType, type GraphQLError } from 'graphql';
+import type { Registry } from 'prom-client';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from './config.js';
 import { createContext, type Context, type ServerContext } from './context.js';
@@ -12,6 +13,7 @@ import { useRateLimit } from './plugins/rate-limit.js';
 import { useEventsWebhook } from './events/webhook.js';
 import { boundedParseCache, useDocumentLimits } from './plugins/document-limits.js';
 import { useStrictUrlParams } from './plugins/url-params.js';
+import { useJitExecution } from './plugins/jit.js';
 import { useQueryCost } from './plugins/query-cost.js';
 import { useGatewayResponseCache } from './plugins/response-cache.js';
 import { useReadiness, type Phase } from './plugins/readiness.js';
@@ -98,6 +100,7 @@ export function createApp(options: AppOptions): App {
       useDeferStream(),
       useMaskIncrementalErrors((error) => maskError(error, 'Unexpected error.', !config.production)),
       useUpstreamLedger(),
+      useJitExecution(),
       EnvelopArmorPlugin({
         maxDepth: { n: 12, onReject: [tooComplex] },
         maxAliases: { n: 30, onReject: [tooComplex] },
@@ -119,7 +122,7 @@ export function createApp(options: AppOptions): App {
           graphql_envelop_request_duration: true,
           graphql_envelop_phase_execute: true,
           graphql_envelop_error_result: true,
-          graphql_envelop_deprecated_field: true,
+          graphql_envelop_deprecated_field: deprecatedFieldCounter(services.registry),
         },
       }),
       useQueryCost({ maxCost: config.maxQueryCost }),
@@ -146,6 +149,34 @@ function responseCacheStore({ config, services }: AppOptions) {
     redis: services.redis,
     maxBytes: config.responseCacheMaxBytes,
     ownerIndexTtlMs: config.responseCacheTtlMs.private,
+  });
+}
+
+/**
+ * The plugin's own deprecated-field counter (same name, help and labels), observed only when the
+ * schema deprecates a field or argument: otherwise it has nothing to count, and the plugin would walk
+ * every request's document with a TypeInfo to find so.
+ */
+function deprecatedFieldCounter(registry: Registry) {
+  const deprecates = Object.values(schema.getTypeMap()).some(
+    (type) =>
+      (isObjectType(type) || isInterfaceType(type)) &&
+      Object.values(type.getFields()).some((field) => field.deprecationReason != null || field.args.some((arg) => arg.deprecationReason != null)),
+  );
+  return createCounter<'parse', 'operationType' | 'fieldName' | 'typeName', FillLabelsFnParams & { deprecationInfo: { fieldName: string; typeName: string } }>({
+    registry,
+    phases: ['parse'],
+    counter: {
+      name: 'graphql_envelop_deprecated_field',
+      help: 'Counts the amount of deprecated fields used in selection sets',
+      labelNames: ['operationType', 'fieldName', 'typeName'],
+    },
+    fillLabelsFn: (params) => ({
+      operationType: params.operationType!,
+      fieldName: params.deprecationInfo.fieldName,
+      typeName: params.deprecationInfo.typeName,
+    }),
+    shouldObserve: () => deprecates,
   });
 }
 

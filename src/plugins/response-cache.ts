@@ -1,5 +1,5 @@
-import { useResponseCache } from '@graphql-yoga/plugin-response-cache';
-import { getOperationAST, parse, type GraphQLSchema } from 'graphql';
+import { useResponseCache, type Cache } from '@graphql-yoga/plugin-response-cache';
+import { getOperationAST, parse, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import { createHash } from 'node:crypto';
@@ -9,7 +9,7 @@ import type { Context } from '../context.js';
 import { readCacheControl } from '../cache-control.js';
 import { readCredentials } from '../credentials.js';
 import type { SubscriberCredentials } from '../upstream/index.js';
-import { PUBLIC_OWNER, type ResponseCacheStore } from '../stores/response-cache.js';
+import { PUBLIC_OWNER, resultBody, type ResponseCacheStore } from '../stores/response-cache.js';
 import { DATA_KINDS, documentPolicy, type CachePolicy } from './response-cache-policy.js';
 
 export interface ResponseCacheOptions {
@@ -102,7 +102,7 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
       addPlugin(
         // The cache plugin is typed for Yoga's initial context; this one's extends it.
         useResponseCache<Context>({
-          cache: store,
+          cache: answeredOnce(store),
           enabled: (request, context) => {
             const state = request ? states.get(request) : undefined;
             if (state) return state.policy !== null;
@@ -148,6 +148,32 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
       const maxAge = Math.max(0, Math.floor(state.policy.ttlMs / 1000) - age);
       response.headers.set('cache-control', `${state.policy.scope === 'PUBLIC' ? 'public' : 'private'}, max-age=${maxAge}`);
     },
+  };
+}
+
+/**
+ * The store, with each result it holds serialized once rather than on every answer: Yoga answers
+ * with a result's own `stringify` when it has one. A result just executed and stored is answered
+ * from the same string its size was measured with; a cached one from the string of its first answer.
+ * (Redis hands out a new object per read: serialized once per read, as before.)
+ */
+function answeredOnce(store: ResponseCacheStore): Cache {
+  return {
+    get(key) {
+      const withBody = (result: ExecutionResult | null | undefined) => {
+        if (!result) return result;
+        const body = resultBody(result);
+        return { ...result, stringify: () => body };
+      };
+      const found = store.get(key);
+      return found instanceof Promise ? found.then(withBody) : withBody(found as ExecutionResult | null | undefined);
+    },
+    set(key, result, entities, ttl) {
+      // Not enumerable: the stored result is not changed, only answered from the string measured.
+      Object.defineProperty(result, 'stringify', { value: () => resultBody(result), enumerable: false, configurable: true });
+      return store.set(key, result, entities, ttl);
+    },
+    invalidate: (entities) => store.invalidate(entities),
   };
 }
 

@@ -19,6 +19,23 @@ export interface ResponseCacheStore extends Cache {
 
 export const PUBLIC_OWNER = 'public';
 
+const bodies = new WeakMap<object, string>();
+
+/**
+ * The JSON body a cached result is answered with (Yoga leaves out `extensions.http`, where the
+ * cache keeps its `ETag` and `Last-Modified`), serialized once per result object: a result held in
+ * process is answered many times, and its size is this string's length.
+ */
+export function resultBody(result: ExecutionResult): string {
+  let body = bodies.get(result);
+  if (body === undefined) {
+    const { http: _http, ...extensions } = (result.extensions ?? {}) as Record<string, unknown>;
+    body = JSON.stringify(Object.keys(extensions).length > 0 ? { ...result, extensions } : { ...result, extensions: undefined });
+    bodies.set(result, body);
+  }
+  return body;
+}
+
 /** The owner part of a cache key: `public` or a caller's credentials hash. */
 export function ownerOf(key: string): string {
   const dot = key.indexOf('.');
@@ -43,8 +60,8 @@ function memoryStore(maxBytes: number): ResponseCacheStore {
   const byOwner = new Map<string, Set<string>>();
   const results = new LRUCache<string, ExecutionResult>({
     maxSize: maxBytes,
-    // The JSON a result is answered as: what it costs to hold, near enough, and cheap to know once.
-    sizeCalculation: (result) => Math.max(1, JSON.stringify(result).length),
+    // The JSON a result is answered as: what it costs to hold, near enough, and serialized once.
+    sizeCalculation: (result) => Math.max(1, resultBody(result).length),
     ttlAutopurge: false,
     dispose: (_result, key) => {
       const owner = ownerOf(key);

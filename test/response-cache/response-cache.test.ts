@@ -60,6 +60,20 @@ describe('public results', () => {
     expect(callsSinceLast()).toEqual({});
   });
 
+  it('answer a hit with the very bytes the miss that stored it was answered with', async () => {
+    const query = '{ markets(first: 3) { edges { cursor node { marketId productName provider { name } } } } }';
+    const miss = await get(query);
+    const body = await miss.text();
+    expect(JSON.parse(body).data.markets.edges).toHaveLength(3);
+    callsSinceLast();
+    for (let i = 0; i < 2; i++) {
+      const hit = await get(query);
+      expect(hit.headers.get('etag')).toBe(miss.headers.get('etag'));
+      expect(await hit.text()).toBe(body);
+    }
+    expect(callsSinceLast()).toEqual({});
+  });
+
   it('serve a warm markets page with no upstream call', async () => {
     const cold = await gw.execute(operation('MarketsPage'), { first: 20 });
     expect(cold.errors).toBeUndefined();
