@@ -49,6 +49,8 @@ export interface BenchGateway {
 export interface GatewayOptions {
   /** Sizes and TTLs of the shared asset cache (defaults: production's). */
   assetCache?: AssetCacheOptions;
+  /** The whole-result response cache; off for scenarios that measure the stores below it. Default on. */
+  responseCache?: boolean;
 }
 
 /**
@@ -58,7 +60,12 @@ export interface GatewayOptions {
  * a fresh replica would serve.
  */
 export async function startGateway(sim: Simulator, options: GatewayOptions = {}): Promise<BenchGateway> {
-  const config: Readonly<Config> = Object.freeze({ ...loadConfig({}), logLevel: 'silent', rateLimitPerMinute: 0 });
+  const config: Readonly<Config> = Object.freeze({
+    ...loadConfig({}),
+    logLevel: 'silent',
+    rateLimitPerMinute: 0,
+    responseCache: options.responseCache ?? true,
+  });
   const logger = createLogger(config);
   const services = createServices({ config, urls: sim.urls, logger, assetCache: options.assetCache });
   const app = createApp({ config, services });

@@ -533,7 +533,7 @@ export async function degraded(sim: Simulator): Promise<ScenarioResult> {
   const facts: string[] = [];
 
   // Copies past their TTL when the service fails: served as the last good copy (STALE).
-  const stale = await startGateway(sim, { assetCache: { priceTtlMs: SHORT_TTL_MS, metadataTtlMs: SHORT_TTL_MS, staleWhileRevalidateMs: 0 } });
+  const stale = await startGateway(sim, { assetCache: { priceTtlMs: SHORT_TTL_MS, metadataTtlMs: SHORT_TTL_MS, staleWhileRevalidateMs: 0 }, responseCache: false });
   try {
     assertClean('MarketsPage (warm-up)', await gql(stale.url, query, { first: 100 }));
     const healthy = await degradedRun(sim, stale, `MarketsPage 100, assets healthy, ${SHORT_TTL_MS / 1000} s TTLs`);
@@ -550,7 +550,7 @@ export async function degraded(sim: Simulator): Promise<ScenarioResult> {
   }
 
   // A replica that never reached the assets service: metadata from the listings' token records (FALLBACK).
-  const fresh = await startGateway(sim);
+  const fresh = await startGateway(sim, { responseCache: false });
   try {
     sim.controls.setFault({ service: 'assets' }, { status: 503 });
     const down = await degradedRun(sim, fresh, 'MarketsPage 100, assets 503, empty cache');
@@ -564,7 +564,7 @@ export async function degraded(sim: Simulator): Promise<ScenarioResult> {
 
   // A hanging service costs each call its whole deadline until the breaker opens; a replica with no
   // successes in its window opens it after the first request's failures.
-  const hanging = await startGateway(sim);
+  const hanging = await startGateway(sim, { responseCache: false });
   try {
     sim.controls.setFault({ service: 'assets' }, { hang: true });
     const down = await degradedRun(sim, hanging, 'MarketsPage 100, assets hanging, empty cache', HANG_REQUESTS);
@@ -635,7 +635,8 @@ export async function memory(sim: Simulator): Promise<ScenarioResult> {
 
   // The bound first: a replica whose cache holds 100 copies pulls the catalogue twice. The first pull
   // also warms up the code paths and pools, so the readings below measure held data, not JIT code.
-  const small = await startGateway(sim, { assetCache: { maxEntries: SMALL_CACHE } });
+  // These rows measure the asset cache: the response cache, which would answer the repeated pulls, is off.
+  const small = await startGateway(sim, { assetCache: { maxEntries: SMALL_CACHE }, responseCache: false });
   let ids: string[];
   let smallGrowth: number;
   try {
@@ -673,7 +674,7 @@ export async function memory(sim: Simulator): Promise<ScenarioResult> {
   }
 
   // Production's bounds: every asset fits, and stays.
-  const gw = await startGateway(sim);
+  const gw = await startGateway(sim, { responseCache: false });
   try {
     const before = reading();
     const latencies = await pull(gw, ids);
