@@ -8,7 +8,7 @@
  * the measured window's bounds (monotonic µs, the profile's clock) so `profile-summary.ts` can keep
  * the samples of that window only.
  */
-import { writeFileSync } from 'node:fs';
+import { measureWindow } from './cpu-window.js';
 import { readFileSync } from 'node:fs';
 import { createApp } from '../src/app.js';
 import { runConcurrently, startSimulatorChild } from './simulator-child.js';
@@ -48,18 +48,10 @@ async function one(i: number): Promise<void> {
 const run = (n: number) => runConcurrently(n, concurrency, one);
 
 await run(300); // warm: JIT, asset cache, index
-const t0 = process.hrtime.bigint();
-const cpu0 = process.cpuUsage();
-await run(requests);
-const cpu = process.cpuUsage(cpu0);
-const t1 = process.hrtime.bigint();
-
-const cpuMs = (cpu.user + cpu.system) / 1000;
-const wallMs = Number(t1 - t0) / 1e6;
+const { cpuMs, wallMs } = await measureWindow(() => run(requests));
 console.log(
   JSON.stringify({ shape, requests, first, cpuMsPerRequest: +(cpuMs / requests).toFixed(3), wallMs: Math.round(wallMs), rps: Math.round((requests / wallMs) * 1000) }),
 );
-writeFileSync('/tmp/profile-markets-window.json', JSON.stringify({ startUs: Number(t0 / 1000n), endUs: Number(t1 / 1000n) }));
 
 await services.close();
 child.kill('SIGTERM');

@@ -9,7 +9,7 @@
  * (a cold key, a private or expired result). Prints CPU ms per request over the measured loop and
  * writes the window for `profile-summary.ts`.
  */
-import { writeFileSync } from 'node:fs';
+import { measureWindow } from './cpu-window.js';
 import { request } from 'undici';
 import { createApp } from '../src/app.js';
 import { runConcurrently, startSimulatorChild } from './simulator-child.js';
@@ -65,16 +65,8 @@ async function one(): Promise<void> {
 const run = (n: number) => runConcurrently(n, concurrency, () => one());
 
 await run(Number(process.env["WARM_REQUESTS"] ?? 200)); // JIT, asset cache, index, response cache (WARM_REQUESTS=0: a cold process)
-const t0 = process.hrtime.bigint();
-const cpu0 = process.cpuUsage();
-await run(requests);
-const cpu = process.cpuUsage(cpu0);
-const t1 = process.hrtime.bigint();
-
-const cpuMs = (cpu.user + cpu.system) / 1000;
-const wallMs = Number(t1 - t0) / 1e6;
+const { cpuMs, wallMs } = await measureWindow(() => run(requests));
 console.log(JSON.stringify({ screen: name, cache, requests, cpuMsPerRequest: +(cpuMs / requests).toFixed(3), rps: Math.round((requests / wallMs) * 1000) }));
-writeFileSync('/tmp/profile-markets-window.json', JSON.stringify({ startUs: Number(t0 / 1000n), endUs: Number(t1 / 1000n) }));
 
 await services.close();
 child.kill('SIGTERM');
