@@ -23,7 +23,7 @@ import { useRequestDeadline } from './plugins/request-deadline.js';
 import { useRequestId } from './plugins/request-id.js';
 import { useTracing } from './plugins/tracing.js';
 import { useTrustedDocuments } from './plugins/trusted-documents.js';
-import { useUpstreamLedger } from './plugins/upstream-ledger.js';
+import { ledgerAsked, useUpstreamLedger } from './plugins/upstream-ledger.js';
 import { schema } from './schema/index.js';
 import { createResponseCacheStore } from './stores/response-cache.js';
 import type { Services } from './services.js';
@@ -127,7 +127,17 @@ export function createApp(options: AppOptions): App {
       }),
       useQueryCost({ maxCost: config.maxQueryCost }),
       useRateLimit({ perMinute: config.rateLimitPerMinute, redis: services.redis, logger: services.logger }),
-      ...(config.responseCache ? [useGatewayResponseCache({ store: responseCacheStore(options), ttlMs: config.responseCacheTtlMs, registry: services.registry })] : []),
+      ...(config.responseCache
+        ? [
+            useGatewayResponseCache({
+              store: responseCacheStore(options),
+              ttlMs: config.responseCacheTtlMs,
+              registry: services.registry,
+              // Exactly the requests that get a ledger: a header that gives none (production) does not bypass it.
+              ownAnswer: (request) => ledgerAsked(request, config),
+            }),
+          ]
+        : []),
       ...(options.plugins ?? []),
     ],
   });

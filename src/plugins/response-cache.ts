@@ -21,6 +21,8 @@ export interface ResponseCacheOptions {
   maxDocuments?: number;
   /** Where `gateway_response_cache_requests_total` (by outcome: hit, miss, bypass) is registered. Default: none. */
   registry?: Registry;
+  /** Requests whose answer is their own (they get the upstream ledger): neither served from nor stored in the cache. Default: none. */
+  ownAnswer?: (request: Request) => boolean;
 }
 
 /** What the cache decided for one HTTP request, read by every later hook. */
@@ -90,8 +92,7 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
         onParams({ params, request }) {
           const query = params.query;
           const cacheControl = readCacheControl(request.headers.get('cache-control'));
-          // A debugging request's answer carries its own upstream ledger: neither served from nor stored in the cache.
-          const bypass = cacheControl.noCache || cacheControl.noStore || request.headers.has('x-gateway-debug');
+          const bypass = cacheControl.noCache || cacheControl.noStore || (options.ownAnswer?.(request) ?? false);
           let policy = query && !bypass ? policyOf(query) : null;
           // Cached results are at most `ttlMs` old: only a shorter bound could be missed by one.
           if (policy && cacheControl.maxAgeMs !== null && cacheControl.maxAgeMs < policy.ttlMs) policy = null;

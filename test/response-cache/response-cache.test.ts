@@ -265,6 +265,10 @@ describe('HTTP caching of GET queries', () => {
     const debug = await get(SEARCH, { 'x-gateway-debug': '1' });
     expect(debug.headers.get('cache-control')).toBe('no-store');
     expect(callsSinceLast()).toEqual({ 'assets GET /v0/search': 1 });
+    // A header that asks for no ledger (any value but 1) gets none, so it is answered from the cache.
+    const notDebug = await get(SEARCH, { 'x-gateway-debug': '0' });
+    expect(notDebug.headers.get('cache-control')).toMatch(/^public, max-age=/);
+    expect(callsSinceLast()).toEqual({});
   });
 });
 
