@@ -147,7 +147,7 @@ interface Served {
 }
 
 /** The token addresses the listing's `asset` filter matches: token, tokenA, tokenB. */
-export function filterTokenAddresses(market: Market): string[] {
+function filterTokenAddresses(market: Market): string[] {
   switch (market.type) {
     case 'YIELD':
     case 'LENDING':
@@ -279,7 +279,7 @@ export function createMarketIndex(deps: ServiceDeps, options: MarketIndexOptions
     },
   });
 
-  async function readListing(signal: AbortSignal, budget: CallBudget | undefined): Promise<Snapshot> {
+  async function readListing(signal: AbortSignal): Promise<Snapshot> {
     const markets = new Map<string, Market>();
     const seenCursors = new Set<string>();
     let cursor: string | null = null;
@@ -288,7 +288,7 @@ export function createMarketIndex(deps: ServiceDeps, options: MarketIndexOptions
         predictionStatus: MARKET_STATUSES,
         limit: INDEX_PAGE_SIZE,
         cursor,
-        scope: budget ? { signal, budget } : { signal },
+        scope: { signal },
       });
       const tokens: TokenRef[] = [];
       for (const market of result.markets) {
@@ -306,12 +306,12 @@ export function createMarketIndex(deps: ServiceDeps, options: MarketIndexOptions
     throw badBody('markets', `the listing did not end (cursor loop or more than ${MAX_PAGES} pages)`);
   }
 
-  /** One read of the whole listing at a time; callers during a read share it. `budget`: the operation that starts it pays its calls. */
-  function refresh(budget?: CallBudget): Promise<void> {
+  /** One read of the whole listing at a time; callers during a read share it. */
+  function refresh(): Promise<void> {
     if (inflight) return inflight;
     const controller = new AbortController();
     abort = controller;
-    inflight = readListing(controller.signal, budget)
+    inflight = readListing(controller.signal)
       .then((next) => {
         for (const market of next.list) owners.set(market, next);
         snapshot = next;
@@ -345,8 +345,8 @@ export function createMarketIndex(deps: ServiceDeps, options: MarketIndexOptions
   function counted(scope: CallScope | undefined, held: Served, count: number): Snapshot {
     const ledger = scope?.ledger;
     if (ledger) {
-      const stale = held.source === 'STALE' || (held.source === null && now() - held.snapshot.builtAt > staleAfterMs);
-      for (let i = 0; i < count; i++) ledger.cacheUse(stale ? 'stale' : 'hit');
+      const use = freshness(held.snapshot, held.source).stale ? 'stale' : 'hit';
+      for (let i = 0; i < count; i++) ledger.cacheUse(use);
     }
     return held.snapshot;
   }
@@ -375,9 +375,15 @@ export function createMarketIndex(deps: ServiceDeps, options: MarketIndexOptions
     const held = snapshot;
     if (!held) return { snapshot: await current(scope), source: 'ORIGIN' };
     if (bound.accepts(held.builtAt, now) || now() - held.builtAt < minClientRefreshAgeMs) return { snapshot: held, source: null };
+    // The read is shared with every caller that joins it (other requests, the background refresh): it
+    // must not fail for them when this operation's budget runs out halfway. So the operation pays for a
+    // whole read up front (the pages the last one took), or it is served the index held, flagged STALE.
+    const pages = Math.max(1, Math.ceil(held.list.length / INDEX_PAGE_SIZE));
+    if (budget && budget.limit - budget.used < pages) return { snapshot: held, source: 'STALE' };
+    for (let i = 0; i < pages; i++) budget?.spend('markets');
     try {
-      budget?.assertLeft('markets');
-      await refresh(budget);
+      // Its wait ends at its deadline; the read goes on for whoever joined it.
+      await untilDeadline(refresh(), scope?.deadline, 'markets');
       return { snapshot: snapshot!, source: 'ORIGIN' };
     } catch (err) {
       logger.warn({ err, ageSeconds: Math.round((now() - held.builtAt) / 1000) }, "market index re-read for a client's Cache-Control failed; serving the previous index");
