@@ -6,7 +6,7 @@ import { isInterfaceType, isObjectType, type GraphQLError } from 'graphql';
 import type { Registry } from 'prom-client';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from './config.js';
-import { createContext, type Context, type ServerContext } from './context.js';
+import { createContext, ledgerAsked, type Context, type ServerContext } from './context.js';
 import { maskError } from './errors.js';
 import { useGraphQLStreamPath } from './events/stream-path.js';
 import { useRateLimit } from './plugins/rate-limit.js';
@@ -23,7 +23,7 @@ import { useRequestDeadline } from './plugins/request-deadline.js';
 import { useRequestId } from './plugins/request-id.js';
 import { useTracing } from './plugins/tracing.js';
 import { useTrustedDocuments } from './plugins/trusted-documents.js';
-import { ledgerAsked, useUpstreamLedger } from './plugins/upstream-ledger.js';
+import { useUpstreamLedger } from './plugins/upstream-ledger.js';
 import { schema } from './schema/index.js';
 import { createResponseCacheStore } from './stores/response-cache.js';
 import type { Services } from './services.js';
@@ -149,10 +149,7 @@ export function createApp(options: AppOptions): App {
   };
 }
 
-/**
- * Security limits reject during validation; give their errors the public code callers can branch on,
- * and drop armor's "Syntax Error: " prefix: the document is well formed, only too big.
- */
+/** The response cache's store: in Redis when the replicas share one, else in process, bounded by bytes. */
 function responseCacheStore({ config, services }: AppOptions) {
   return createResponseCacheStore({
     logger: services.logger,

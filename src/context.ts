@@ -2,8 +2,8 @@ import type { YogaInitialContext } from 'graphql-yoga';
 import { freshnessBound, readCacheControl } from './cache-control.js';
 import { readCredentials, type Credentials } from './credentials.js';
 import { createLoaders, type Loaders } from './loaders/index.js';
+import type { Config } from './config.js';
 import type { Services } from './services.js';
-import { ledgerAsked } from './plugins/upstream-ledger.js';
 import { deadlineOf } from './plugins/request-deadline.js';
 import { CallBudget } from './upstream/budget.js';
 import { OperationDeadline } from './upstream/deadline.js';
@@ -41,4 +41,15 @@ export function createContext(initial: YogaInitialContext, services: Services): 
     ...(freshness ? { freshness } : {}),
   };
   return { ...initial, services, credentials, scope, loaders: createLoaders(services, credentials, scope) };
+}
+
+const LEDGER_HEADER = 'x-gateway-debug';
+
+/**
+ * Whether a request gets the upstream ledger: it sends `X-Gateway-Debug: 1` and the configuration
+ * allows it (`DEBUG_LEDGER`: on in development, off in production unless turned on). `createContext`
+ * then gives the operation's `CallScope` a ledger; otherwise none is allocated.
+ */
+export function ledgerAsked(request: Request, config: Pick<Config, 'debugLedger'>): boolean {
+  return config.debugLedger && request.headers.get(LEDGER_HEADER)?.trim() === '1';
 }

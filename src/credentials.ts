@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { SubscriberCredentials } from './upstream/index.js';
 
 /**
@@ -19,6 +20,15 @@ export function readCredentials(headers: Headers): Credentials {
     subscriber: authorization ? { authorization, ...(clientKey ? { clientKey } : {}) } : null,
     apiKey,
   };
+}
+
+/**
+ * A subscriber's name wherever the gateway keys something by caller (its response cache entries, its
+ * rate-limit count): the SHA-256 of everything the alerts service identifies them by, never the
+ * credentials themselves.
+ */
+export function subscriberKey({ authorization, clientKey }: SubscriberCredentials): string {
+  return createHash('sha256').update(`${authorization}\n${clientKey ?? ''}`).digest('hex');
 }
 
 /**

@@ -5,7 +5,8 @@ import type { Plugin } from 'graphql-yoga';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Context } from '../context.js';
-import { readCredentials } from '../credentials.js';
+import { readCredentials, subscriberKey } from '../credentials.js';
+import { servedFromCache } from './response-cache.js';
 import { gatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { requestIdOf } from './request-id.js';
@@ -91,15 +92,12 @@ export function useRateLimit(options: RateLimitOptions): Plugin<Context> {
 /** What names a caller: its credentials, and the node request of an HTTP operation (its address). */
 type Caller = Pick<Context, 'credentials' | 'request'> & { req?: IncomingMessage; socket?: unknown };
 
-function servedFromCache(result: unknown): boolean {
-  return typeof result === 'object' && result !== null && (result as Record<symbol, unknown>)[Symbol.for('servedFromResponseCache')] === true;
-}
 
 /** Whose budget an operation spends: a hash of the credential that names the caller, else the address. */
 function callerKey(context: Caller, operation: OperationDefinitionNode | undefined): string {
   const { subscriber, apiKey } = context.credentials;
   if (apiKey && operation && isSend(operation)) return `app:${sha256(apiKey)}`;
-  if (subscriber) return `subscriber:${sha256(`${subscriber.authorization}\n${subscriber.clientKey ?? ''}`)}`;
+  if (subscriber) return `subscriber:${subscriberKey(subscriber)}`;
   return `address:${context.req?.socket?.remoteAddress ?? 'unknown'}`;
 }
 

@@ -30,21 +30,17 @@ export function useRequestDeadline(options: RequestDeadlineOptions): Plugin {
     onRequest({ request }) {
       received.set(request, performance.now());
     },
-    onParams({ request, setResult }) {
+    onParams({ request }) {
       const sent = request.headers.get(HEADER);
       let ms = options.defaultMs;
       if (sent !== null) {
         const value = sent.trim();
         if (!/^\d{1,15}$/.test(value) || Number(value) === 0) {
-          setResult({
-            errors: [
-              gatewayError('X-Request-Timeout-Ms must be a whole number of milliseconds above 0.', 'BAD_USER_INPUT', {
-                field: 'X-Request-Timeout-Ms',
-                http: { status: 400 },
-              }),
-            ],
+          // Thrown, not set as the result: a later onParams (the response cache's) would replace a result.
+          throw gatewayError('X-Request-Timeout-Ms must be a whole number of milliseconds above 0.', 'BAD_USER_INPUT', {
+            field: 'X-Request-Timeout-Ms',
+            http: { status: 400 },
           });
-          return;
         }
         ms = Math.min(Number(value), options.maxMs);
       }

@@ -7,8 +7,8 @@ import { Counter, type Registry } from 'prom-client';
 import type { ResponseCacheTtls } from '../config.js';
 import type { Context } from '../context.js';
 import { readCacheControl } from '../cache-control.js';
-import { readCredentials } from '../credentials.js';
-import type { SubscriberCredentials } from '../upstream/index.js';
+import { MAX_DOCUMENT_BYTES, MAX_DOCUMENT_NESTING, nestsDeeperThan } from './document-limits.js';
+import { readCredentials, subscriberKey } from '../credentials.js';
 import { PUBLIC_OWNER, resultBody, type ResponseCacheStore } from '../stores/response-cache.js';
 import { DATA_KINDS, documentPolicy, type CachePolicy } from './response-cache-policy.js';
 
@@ -62,6 +62,9 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
     : null;
 
   const policyOf = (query: string): CachePolicy | null => {
+    // A document past the limits is refused at parse (plugins/document-limits.ts): it is neither parsed
+    // here first nor remembered, so no document the gateway refuses can hold memory in this map.
+    if (query.length > MAX_DOCUMENT_BYTES || nestsDeeperThan(query, MAX_DOCUMENT_NESTING)) return null;
     let known = policies.get(query);
     if (!known) {
       let policy: CachePolicy | null = null;
@@ -97,7 +100,7 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
           // Cached results are at most `ttlMs` old: only a shorter bound could be missed by one.
           if (policy && cacheControl.maxAgeMs !== null && cacheControl.maxAgeMs < policy.ttlMs) policy = null;
           const credentials = policy?.scope === 'PRIVATE' ? readCredentials(request.headers).subscriber : null;
-          states.set(request, { policy, owner: credentials ? ownerHash(credentials) : PUBLIC_OWNER });
+          states.set(request, { policy, owner: credentials ? subscriberKey(credentials) : PUBLIC_OWNER });
         },
       });
       addPlugin(
@@ -130,11 +133,11 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
       const operation = getOperationAST(args.document, args.operationName);
       const credentials = (args.contextValue as Partial<Context>).credentials?.subscriber;
       if (operation?.operation !== 'mutation' || !credentials) return;
-      return { onExecuteDone: () => store.invalidateOwner(ownerHash(credentials)) };
+      return { onExecuteDone: () => store.invalidateOwner(subscriberKey(credentials)) };
     },
     onResultProcess({ request, result }) {
       const state = states.get(request);
-      if (state && (result as Record<symbol, unknown>)[SERVED_FROM_CACHE]) state.hit = true;
+      if (state && servedFromCache(result)) state.hit = true;
     },
     onResponse({ request, response }) {
       const state = states.get(request);
@@ -178,12 +181,9 @@ function answeredOnce(store: ResponseCacheStore): Cache {
   };
 }
 
-/** How Yoga's response cache marks a result it served. */
-const SERVED_FROM_CACHE = Symbol.for('servedFromResponseCache');
-
-/** The cache's name for a caller: a hash of everything the alerts service identifies them by. */
-function ownerHash({ authorization, clientKey }: SubscriberCredentials): string {
-  return sha256(`${authorization}\n${clientKey ?? ''}`);
+/** Whether Yoga's response cache served this result (it marks what it serves). */
+export function servedFromCache(result: unknown): boolean {
+  return typeof result === 'object' && result !== null && (result as Record<symbol, unknown>)[Symbol.for('servedFromResponseCache')] === true;
 }
 
 function sha256(text: string): string {

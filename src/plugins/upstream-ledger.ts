@@ -1,17 +1,5 @@
 import { handleStreamOrSingleExecutionResult, type Plugin } from 'graphql-yoga';
-import type { Config } from '../config.js';
 import type { Context } from '../context.js';
-
-const HEADER = 'x-gateway-debug';
-
-/**
- * Whether a request gets the upstream ledger: it sends `X-Gateway-Debug: 1` and the configuration
- * allows it (`DEBUG_LEDGER`: on in development, off in production unless turned on). `createContext`
- * then gives the operation's `CallScope` a ledger; otherwise none is allocated.
- */
-export function ledgerAsked(request: Request, config: Pick<Config, 'debugLedger'>): boolean {
-  return config.debugLedger && request.headers.get(HEADER)?.trim() === '1';
-}
 
 /**
  * Adds the operation's upstream ledger to `extensions.upstream` when its client asked for it

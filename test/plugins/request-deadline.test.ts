@@ -156,6 +156,20 @@ describe('X-Request-Timeout-Ms: a deadline, and a partial answer at it', () => {
     expect(totalCalls(gw)).toBe(0);
   });
 
+  it('refuses a bad X-Request-Timeout-Ms even when the response cache holds the answer', async () => {
+    const cached = await startTestGateway({ sim: gw.sim, config: { responseCache: true } });
+    try {
+      const page = '{ markets(first: 2) { edges { node { marketId } } } }';
+      expect((await cached.execute(page)).errors).toBeUndefined();
+      const refused = await cached.execute(page, {}, { 'x-request-timeout-ms': 'soon' });
+      expect(refused.status).toBe(400);
+      expect(refused.data).toBeUndefined();
+      expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'X-Request-Timeout-Ms' });
+    } finally {
+      await cached.close();
+    }
+  });
+
   it('leaves an operation that finishes in time untouched', async () => {
     const res = await gw.execute(WALLET_SCREEN, variables(), { 'x-request-timeout-ms': '20000' });
     expect(res.errors).toBeUndefined();
