@@ -58,12 +58,17 @@ describe('Market.freshness', () => {
       `query ($address: String!) { wallet(address: $address) { positions(first: 5) { edges { node { market { marketId ${FRESHNESS} } } } } } }`,
       { address: richWallet(gw) },
     );
+    const after = Date.now();
     expect(res.errors).toBeUndefined();
     const freshness = res.data.wallet.positions.edges.map((e: any) => e.node.market.freshness);
     expect(freshness.length).toBeGreaterThan(0);
+    // All of them as of the one positions call this request made.
+    expect(new Set(freshness.map((f: any) => f.asOf)).size).toBe(1);
+    expect(gw.sim.controls.count('markets', 'GET /v0/positions/owners')).toBe(1);
     for (const f of freshness) {
       expect(f).toMatchObject({ source: 'ORIGIN', stale: false });
       expect(Date.parse(f.asOf)).toBeGreaterThanOrEqual(before - 1);
+      expect(Date.parse(f.asOf)).toBeLessThanOrEqual(after);
     }
     expect(listingCalls(gw)).toBe(0);
   });

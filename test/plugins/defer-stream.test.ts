@@ -93,6 +93,31 @@ describe('@defer and @stream', () => {
     }
   });
 
+  it('sends the first part while the deferred upstream call still hangs', async () => {
+    // A deadline a minute away: a gateway that waited for the deferred field would not answer in the test's time.
+    const waiting = await startTestGateway({ sim: gw.sim, config: { upstreamTimeoutMs: 60_000 } });
+    gw.sim.controls.setFault(historyRoute, { hang: true });
+    try {
+      const response = await waiting.app.yoga.fetch('http://gateway.test/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'multipart/mixed' },
+        body: JSON.stringify({
+          query: `query($address: String!, $from: DateTime!) {
+            wallet(address: $address) { totalValueUsd ... @defer { valueHistory(from: $from, resolution: ONE_DAY) { valueUsd } } }
+          }`,
+          variables: { address: wallet(), from: new Date(Date.now() - 3 * 86_400_000).toISOString() },
+        }),
+      });
+      const first = (await parts(response).next()).value as Part;
+      expect(first).toMatchObject({ data: { wallet: { totalValueUsd: expect.any(Number) } }, hasNext: true });
+      expect(first.data.wallet).not.toHaveProperty('valueHistory');
+      await response.body?.cancel();
+    } finally {
+      gw.sim.controls.setFault(historyRoute, null);
+      await waiting.close();
+    }
+  });
+
   it('streams a positions list: the first items come first, the rest after', async () => {
     const response = await post(
       `query($address: String!) {

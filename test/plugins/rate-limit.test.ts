@@ -61,6 +61,7 @@ describe('rate limit per caller, in process', () => {
     expect(refused.retryAfter).toBe(String(seconds));
     // Another subscriber has a budget of its own; the same token with another client key is another caller too.
     expect((await ask(gw, bearer('bob'))).status).toBe(200);
+    expect((await ask(gw, { ...bearer('alice'), 'x-service-client-key': 'ck_other' })).status).toBe(200);
   });
 
   it('counts answers from the response cache too: a cached query is still an operation of its caller', async () => {
