@@ -62,11 +62,11 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
     : null;
 
   const policyOf = (query: string): CachePolicy | null => {
-    // A document past the limits is refused at parse (plugins/document-limits.ts): it is neither parsed
-    // here first nor remembered, so no document the gateway refuses can hold memory in this map.
-    if (query.length > MAX_DOCUMENT_BYTES || nestsDeeperThan(query, MAX_DOCUMENT_NESTING)) return null;
     let known = policies.get(query);
     if (!known) {
+      // A document past the limits is refused at parse (plugins/document-limits.ts): it is neither parsed
+      // here first nor remembered, so no document the gateway refuses can hold memory in this map.
+      if (query.length > MAX_DOCUMENT_BYTES || nestsDeeperThan(query, MAX_DOCUMENT_NESTING)) return null;
       let policy: CachePolicy | null = null;
       try {
         policy = schema ? documentPolicy(schema, parse(query), ttlMs) : null;
