@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # Build: the same commands as the README (npm ci, then compile).
-FROM node:22-bookworm-slim AS build
+FROM node:24.21.0-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -10,7 +10,7 @@ RUN npm run build
 
 # Run: production dependencies only (no tsx), non-root. dist/ holds the production entry alone: the
 # development entry, its demo and the simulator are left out by tsconfig.build.json.
-FROM node:22-bookworm-slim AS run
+FROM node:24.21.0-bookworm-slim AS run
 ENV NODE_ENV=production PORT=4000
 WORKDIR /app
 COPY package.json package-lock.json ./

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join, relative } from 'node:path';
@@ -147,5 +148,26 @@ describe('Node versions', () => {
       .filter(([, entry]) => !satisfies(version, (entry.engines as { node: string }).node))
       .map(([path, entry]) => `${path}@${entry.version} wants node ${(entry.engines as { node: string }).node}`);
     expect(refusing).toEqual([]);
+  });
+
+  // One Node everywhere: .nvmrc names it; npm scripts run the pinned `node` development dependency (npm puts
+  // node_modules/.bin first on PATH), so a machine whose own Node is older still tests and starts on it.
+  const pinned = readFileSync(join(root, '.nvmrc'), 'utf8').trim();
+
+  it('runs every test, and every process a test starts by name, on the Node of .nvmrc (Node 24 LTS)', () => {
+    expect(pinned).toMatch(/^24\.\d+\.\d+$/);
+    expect(process.versions.node).toBe(pinned);
+    // Replicas, the simulator and the bench start `process.execPath`; anything started as plain `node` finds PATH's.
+    expect(execFileSync('node', ['-p', 'process.versions.node'], { encoding: 'utf8' }).trim()).toBe(pinned);
+  });
+
+  it('names the same Node in package.json, the image, CI and the README', () => {
+    expect((pkg.devDependencies as Record<string, string>)['node']).toBe(pinned);
+    expect(oldest?.split('.')[0]).toBe(pinned.split('.')[0]);
+    const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+    expect(dockerfile.match(/^FROM \S+/gm)).toEqual([`FROM node:${pinned}-bookworm-slim`, `FROM node:${pinned}-bookworm-slim`]);
+    expect(readFileSync(join(root, '.ci/run'), 'utf8')).toContain('.nvmrc');
+    expect(readFileSync(join(root, 'README.md'), 'utf8')).toContain(`Node ${pinned}`);
+    expect(readFileSync(join(root, 'bench/RESULTS.md'), 'utf8')).toContain(`Node v${pinned}`);
   });
 });
