@@ -24,6 +24,7 @@ import { useRequestId } from './plugins/request-id.js';
 import { useTracing } from './plugins/tracing.js';
 import { useTrustedDocuments } from './plugins/trusted-documents.js';
 import { useUpstreamLedger } from './plugins/upstream-ledger.js';
+import { useWireEncoding } from './plugins/wire-encoding.js';
 import { schema } from './schema/index.js';
 import { createResponseCacheStore } from './stores/response-cache.js';
 import type { Services } from './services.js';
@@ -139,6 +140,8 @@ export function createApp(options: AppOptions): App {
           ]
         : []),
       ...(options.plugins ?? []),
+      // Last: compresses and tags what the hooks above produced (Cache-Control included).
+      useWireEncoding(),
     ],
   });
 

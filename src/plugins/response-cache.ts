@@ -11,6 +11,7 @@ import { MAX_DOCUMENT_BYTES, MAX_DOCUMENT_NESTING, nestsDeeperThan } from './doc
 import { readCredentials, subscriberKey } from '../credentials.js';
 import { PUBLIC_OWNER, resultBody, type ResponseCacheStore } from '../stores/response-cache.js';
 import { DATA_KINDS, documentPolicy, type CachePolicy } from './response-cache-policy.js';
+import { WIRE_FORMS, type WireForms } from './wire-encoding.js';
 
 export interface ResponseCacheOptions {
   /** Where results are kept (in process, or Redis across replicas). */
@@ -40,8 +41,8 @@ interface RequestState {
  * caller's own is read from the types it selects (`response-cache-policy.ts`), so public answers are
  * shared by every caller and private ones are keyed by a SHA-256 of the caller's credentials, never
  * the credentials themselves. Results with errors are not cached. A mutation drops everything cached
- * for its caller before it answers. Responses carry `ETag` and `Cache-Control` (`public` or `private`
- * with the remaining `max-age`, `no-store` when not cached); `If-None-Match` on a GET gets 304.
+ * for its caller before it answers. Responses carry `Cache-Control` (`public` or `private` with the
+ * remaining `max-age`, `no-store` when not cached); their `ETag` and `304`s are wire-encoding.ts's.
  * `Cache-Control: no-cache` (or `no-store`) or `X-Gateway-Debug` on a request bypasses the cache, and
  * so does a `max-age=N` shorter than the document's TTL (a cached result may be older than N: the
  * request is executed, its shared copies bounded by N). Documents selecting `freshness` are never
@@ -107,12 +108,10 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
         // The cache plugin is typed for Yoga's initial context; this one's extends it.
         useResponseCache<Context>({
           cache: answeredOnce(store),
-          enabled: (request, context) => {
-            const state = request ? states.get(request) : undefined;
-            if (state) return state.policy !== null;
-            // Before the document is read (the If-None-Match check): GET only, as mutations cannot be.
-            return request?.method === 'GET' && !('params' in (context ?? {}));
-          },
+          // Before the document is read the plugin would answer `If-None-Match` by looking the tag up as a
+          // cache key (any cached key, any caller's, for any query): never. Conditional requests are
+          // answered against this request's own answer (wire-encoding.ts).
+          enabled: (request) => (request ? states.get(request)?.policy != null : false),
           session: (request) => {
             const owner = states.get(request)?.owner;
             return owner && owner !== PUBLIC_OWNER ? owner : null;
@@ -167,7 +166,8 @@ function answeredOnce(store: ResponseCacheStore): Cache {
       const withBody = (result: ExecutionResult | null | undefined) => {
         if (!result) return result;
         const body = resultBody(result);
-        return { ...result, stringify: () => body };
+        // Every hit of one held entry shares its ETag and compressed bytes (made on its first hit).
+        return { ...result, stringify: () => body, [WIRE_FORMS]: wireFormsOf(result) };
       };
       const found = store.get(key);
       return found instanceof Promise ? found.then(withBody) : withBody(found as ExecutionResult | null | undefined);
@@ -179,6 +179,13 @@ function answeredOnce(store: ResponseCacheStore): Cache {
     },
     invalidate: (entities) => store.invalidate(entities),
   };
+}
+
+/** The wire forms held beside one stored result (not enumerable: never stored in Redis, never serialized). */
+function wireFormsOf(result: ExecutionResult): WireForms {
+  const held = result as ExecutionResult & { [WIRE_FORMS]?: WireForms };
+  if (!held[WIRE_FORMS]) Object.defineProperty(held, WIRE_FORMS, { value: {}, enumerable: false, configurable: true });
+  return held[WIRE_FORMS]!;
 }
 
 /** Whether Yoga's response cache served this result (it marks what it serves). */

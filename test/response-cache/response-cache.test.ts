@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { SubscriberRecord } from '../../src/simulator/alerts/index.js';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { strongTag } from '../../src/plugins/wire-encoding.js';
 import { operation, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 let sim: Simulator;
@@ -201,45 +202,77 @@ describe('results with errors', () => {
 });
 
 describe('HTTP caching of GET queries', () => {
-  it('answers a public result with Cache-Control public and an ETag, and If-None-Match with 304', async () => {
+  it('answers a public result with Cache-Control public and a strong ETag of its bytes, and its own If-None-Match with 304', async () => {
     const response = await get(SEARCH);
     expect(response.status).toBe(200);
     expect(response.headers.get('cache-control')).toBe(`public, max-age=${gw.config.responseCacheTtlMs.metadata / 1000}`);
     const etag = response.headers.get('etag');
-    expect(etag).toMatch(/^public\.[0-9a-f]{64}$/);
-    const body = await response.json();
+    const text = await response.text();
+    // Strong (no W/), quoted, derived from the answer's bytes: nothing of the cache key in it.
+    expect(etag).toBe(strongTag(text));
     callsSinceLast();
 
     const revalidated = await get(SEARCH, { 'if-none-match': etag! });
     expect(revalidated.status).toBe(304);
     expect(await revalidated.text()).toBe('');
     expect(revalidated.headers.get('etag')).toBe(etag);
+    expect(revalidated.headers.get('cache-control')).toMatch(/^public, max-age=\d+$/);
+    expect(revalidated.headers.get('last-modified')).toBe(response.headers.get('last-modified'));
+    // A weak form of the same tag, a list holding it, and `*` match too (RFC 9110 weak comparison).
+    for (const header of [`W/${etag}`, `"other", ${etag}`, '*']) expect((await get(SEARCH, { 'if-none-match': header })).status).toBe(304);
 
     const hit = await get(SEARCH);
     expect(hit.headers.get('etag')).toBe(etag);
-    expect(await hit.json()).toEqual(body);
+    expect(await hit.text()).toBe(text);
     expect(callsSinceLast()).toEqual({});
 
-    // An ETag the cache does not hold is answered in full.
-    const stale = await get(SEARCH, { 'if-none-match': `public.${'0'.repeat(64)}` });
-    expect(stale.status).toBe(200);
+    // A tag this answer does not carry is answered in full.
+    const other = await get(SEARCH, { 'if-none-match': '"AAAAAAAAAAAAAAAAAAAAAA"' });
+    expect(other.status).toBe(200);
+  });
+
+  it("answers another query's ETag with 200 and the query's own answer (markets(first: 4) is not markets(first: 6))", async () => {
+    const four = await get('{ markets(first: 4) { edges { node { marketId } } } }');
+    const fourTag = four.headers.get('etag')!;
+    expect(fourTag).toBeTruthy();
+    const six = await get('{ markets(first: 6) { edges { node { marketId } } } }', { 'if-none-match': fourTag });
+    expect(six.status).toBe(200);
+    expect((await six.json()).data.markets.edges).toHaveLength(6);
+    expect(six.headers.get('etag')).not.toBe(fourTag);
+  });
+
+  it("answers another caller's private ETag with 200 and the caller's own data, and a changed answer with a new ETag", async () => {
+    const mine = await get(VIEWER_CHANNELS, gw.viewerHeaders);
+    const myTag = mine.headers.get('etag')!;
+    expect(myTag).toBe(strongTag(await mine.clone().text()));
+    const other = subscriberHeaders(otherSubscriber());
+    const theirs = await get(VIEWER_CHANNELS, { ...other, 'if-none-match': myTag });
+    expect(theirs.status).toBe(200);
+    const theirTag = theirs.headers.get('etag')!;
+    expect((await theirs.json()).data.viewer.id).not.toBe((await mine.json()).data.viewer.id);
+
+    // The other caller adds an email channel: its old tag no longer matches, the new answer carries a new tag.
+    const prepared = await gw.execute('mutation { prepareEmailChannel(input: { email: "changed@example.com" }) { userErrors { code } } }', {}, other);
+    expect(prepared.errors).toBeUndefined();
+    const changed = await get(VIEWER_CHANNELS, { ...other, 'if-none-match': theirTag });
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get('etag')).not.toBe(theirTag);
+  });
+
+  it('answers a private result with Cache-Control private and an ETag holding nothing of the credentials', async () => {
+    const response = await get(VIEWER_CHANNELS, gw.viewerHeaders);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toBe(`private, max-age=${gw.config.responseCacheTtlMs.private / 1000}`);
+    const etag = response.headers.get('etag')!;
+    expect(etag).toBe(strongTag(await response.text()));
+
+    const revalidated = await get(VIEWER_CHANNELS, { ...gw.viewerHeaders, 'if-none-match': etag });
+    expect(revalidated.status).toBe(304);
   });
 
   it('takes the TTL of the shortest-lived data selected: prices under markets', async () => {
     const response = await get('{ markets(first: 2) { edges { node { id ... on LendingMarket { token { price { usd } } } } } } }');
     expect(response.headers.get('cache-control')).toBe(`public, max-age=${gw.config.responseCacheTtlMs.prices / 1000}`);
-  });
-
-  it('answers a private result with Cache-Control private, keyed by a hash of the credentials', async () => {
-    const response = await get(VIEWER_CHANNELS, gw.viewerHeaders);
-    expect(response.status).toBe(200);
-    expect(response.headers.get('cache-control')).toBe(`private, max-age=${gw.config.responseCacheTtlMs.private / 1000}`);
-    const etag = response.headers.get('etag')!;
-    expect(etag).toMatch(/^[0-9a-f]{64}\.[0-9a-f]{64}$/);
-    expect(etag).not.toContain(gw.sim.alerts.demo.token);
-
-    const revalidated = await get(VIEWER_CHANNELS, { ...gw.viewerHeaders, 'if-none-match': etag });
-    expect(revalidated.status).toBe(304);
   });
 
   it('answers no-store when the result is not cached: errors, mutations, a client asking for a fresh answer', async () => {
