@@ -62,6 +62,15 @@ export function createApp(options: AppOptions): App {
     context: (initial) => createContext(initial, services),
     graphqlEndpoint: '/graphql',
     healthCheckEndpoint: '/health',
+    // Browsers on the listed origins only (CORS_ORIGINS), credentials included; any other origin gets no
+    // CORS headers, so its pages cannot read an answer. Yoga's default would reflect every origin.
+    cors: config.corsOrigins.length
+      ? (request) => {
+          const origin = request.headers.get('origin');
+          if (!origin || !config.corsOrigins.includes(origin)) return false;
+          return { origin, credentials: true, exposedHeaders: ['ETag', 'Retry-After', 'X-Request-Id'], maxAge: 600 };
+        }
+      : false,
     landingPage: false,
     logging: yogaLogging(services.logger),
     maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
@@ -127,7 +136,7 @@ export function createApp(options: AppOptions): App {
         },
       }),
       useQueryCost({ maxCost: config.maxQueryCost }),
-      useRateLimit({ perMinute: config.rateLimitPerMinute, redis: services.redis, logger: services.logger }),
+      useRateLimit({ perMinute: config.rateLimitPerMinute, redis: services.redis, logger: services.logger, services }),
       ...(config.responseCache
         ? [
             useGatewayResponseCache({

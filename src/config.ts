@@ -3,6 +3,8 @@
  * Every error names the variable at fault so a bad deployment fails fast and says why.
  */
 
+import { parseTrustedProxies, type TrustedProxies } from './client-address.js';
+
 export interface UpstreamUrls {
   alerts: string;
   markets: string;
@@ -44,6 +46,12 @@ export interface Config {
   responseCacheTtlMs: Readonly<ResponseCacheTtls>;
   /** Operations one caller may start per minute, across replicas with Redis; `0` disables the limit. Default 3 000. */
   rateLimitPerMinute: number;
+  /** Which peers' `X-Forwarded-For` / `Forwarded` are believed (`TRUSTED_PROXIES`): none by default. */
+  trustedProxies: TrustedProxies;
+  /** How long an identity the alerts service verified is believed without asking again (`AUTH_IDENTITY_TTL_MS`); 0 asks every time. */
+  authIdentityTtlMs: number;
+  /** Browser origins allowed to call the gateway (`CORS_ORIGINS`), credentials included; empty: no cross-origin caller. */
+  corsOrigins: readonly string[];
   /** Path of the trusted documents manifest (`PERSISTED_DOCUMENTS`), or null. */
   persistedDocuments: string | null;
   /** Whether documents outside the manifest run (only consulted when a manifest is set). */
@@ -147,6 +155,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       private: integer(env, 'RESPONSE_CACHE_TTL_PRIVATE_MS', 5_000, 0, 86_400_000),
     }),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 3000, 0, 1_000_000),
+    trustedProxies: trustedProxies(read('TRUSTED_PROXIES')),
+    authIdentityTtlMs: integer(env, 'AUTH_IDENTITY_TTL_MS', 60_000, 0, 3_600_000),
+    corsOrigins: corsOrigins(read('CORS_ORIGINS')),
     persistedDocuments,
     allowArbitraryDocuments: twoValued(read('ALLOW_ARBITRARY_DOCUMENTS'), 'ALLOW_ARBITRARY_DOCUMENTS', ['true', 'false'], !(production && persistedDocuments)),
     apq: onOff(read('APQ'), 'APQ', !production),
@@ -170,6 +181,29 @@ function httpUrl(name: string, value: string): string {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(name, 'must be an http(s) URL');
   if (url.search || url.hash) throw new ConfigError(name, 'must not carry a query or fragment');
   return url.toString().replace(/\/+$/, '');
+}
+
+function trustedProxies(value: string | null): TrustedProxies {
+  try {
+    return parseTrustedProxies(value);
+  } catch (error) {
+    throw new ConfigError('TRUSTED_PROXIES', (error as Error).message);
+  }
+}
+
+/** Origins as browsers send them: scheme, host and port, no path. `*` is refused: credentials go to listed origins only. */
+function corsOrigins(value: string | null): string[] {
+  const origins = (value ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+  for (const origin of origins) {
+    let url: URL | null = null;
+    try {
+      url = new URL(origin);
+    } catch {
+      // reported below
+    }
+    if (!url || url.origin !== origin) throw new ConfigError('CORS_ORIGINS', `${JSON.stringify(origin.slice(0, 100))} is not an origin such as https://app.example.com`);
+  }
+  return origins;
 }
 
 function redisUrl(value: string | null): string | null {

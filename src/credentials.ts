@@ -13,13 +13,25 @@ export interface Credentials {
 }
 
 export function readCredentials(headers: Headers): Credentials {
-  const authorization = headers.get('authorization')?.trim() || null;
+  const authorization = normalizeAuthorization(headers.get('authorization'));
   const clientKey = headers.get('x-service-client-key')?.trim() || null;
   const apiKey = headers.get('x-service-api-key')?.trim() || null;
   return {
     subscriber: authorization ? { authorization, ...(clientKey ? { clientKey } : {}) } : null,
     apiKey,
   };
+}
+
+/**
+ * One spelling per token: surrounding white space dropped, and a Bearer scheme in any case, followed by
+ * any white space, written `Bearer <token>` (RFC 9110: the scheme is case-insensitive). The same token
+ * spelled two ways is one caller to the cache and the rate limit, and one line to the upstream.
+ */
+function normalizeAuthorization(value: string | null): string | null {
+  const trimmed = value?.trim();
+  if (!trimmed) return null;
+  const bearer = /^bearer\s+(\S+)$/i.exec(trimmed);
+  return bearer ? `Bearer ${bearer[1]}` : trimmed;
 }
 
 /**

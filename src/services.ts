@@ -1,4 +1,7 @@
+import type { IncomingMessage } from 'node:http';
 import { Redis } from 'ioredis';
+import { createClientAddress } from './client-address.js';
+import { createVerifiedCallers, type VerifiedCallers } from './stores/verified-callers.js';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Config, UpstreamUrls } from './config.js';
 import type { ServiceDeps } from './deps.js';
@@ -29,6 +32,10 @@ export interface Services extends ServiceDeps {
   redis: Redis | null;
   /** Each upstream's breaker state and last success, for readiness and `/metrics`. */
   upstreamHealth: UpstreamHealth;
+  /** Identities (and app keys) the alerts service verified lately, by hash of the credentials. */
+  verifiedCallers: VerifiedCallers;
+  /** The client's address from a node request, as the trusted proxies report it (`TRUSTED_PROXIES`). */
+  clientAddress: (req: IncomingMessage | undefined) => string | null;
   /** Warms what should be warm before the first request (the market index). */
   start(): Promise<void>;
   close(): Promise<void>;
@@ -117,6 +124,8 @@ export function createServices(options: ServicesOptions): Services {
     events,
     redis,
     upstreamHealth,
+    verifiedCallers: createVerifiedCallers({ ttlMs: config.authIdentityTtlMs }),
+    clientAddress: createClientAddress(config.trustedProxies),
     async start() {
       await marketIndex.start();
     },

@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import { MissingCredentialsError, type Credentials } from '../credentials.js';
+import { MissingCredentialsError, subscriberKey, type Credentials } from '../credentials.js';
 import type { App, Channel, Identity, InboxPage, InboxSummary } from '../models/alerts.js';
 import type { Services } from '../services.js';
 import type { SubscriberCredentials } from '../upstream/index.js';
@@ -71,7 +71,18 @@ export function createAlertsLoaders(services: Services, credentials: Credentials
     return { get: () => (promise ??= load()), clear: () => (promise = undefined) };
   }
 
-  const identity = memo(() => call((c) => client.getIdentity(c, { scope })));
+  // Who the token belongs to, asked once per token for AUTH_IDENTITY_TTL_MS (a token lives a year); only
+  // an answer of the alerts service is remembered, so a forged token is asked about every time.
+  const identity = memo(() =>
+    call(async (c) => {
+      const key = subscriberKey(c);
+      const known = services.verifiedCallers.identity(key);
+      if (known) return known;
+      const verified = await client.getIdentity(c, { scope });
+      services.verifiedCallers.rememberIdentity(key, verified);
+      return verified;
+    }),
+  );
   const channels = memo(() => call((c) => client.listChannels(c, { scope })));
   const apps = memo(() => call((c) => client.listApps(c, { scope })));
 

@@ -9,6 +9,9 @@ import { readCredentials, subscriberKey } from '../credentials.js';
 import { servedFromCache } from './response-cache.js';
 import { gatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { addressBucket } from '../client-address.js';
+import type { Services } from '../services.js';
+import { appKeyHash } from '../stores/verified-callers.js';
 import { requestIdOf } from './request-id.js';
 
 export interface RateLimitOptions {
@@ -19,6 +22,8 @@ export interface RateLimitOptions {
   logger: Logger;
   /** Prefix of the Redis keys. Default `gateway:rate:`. */
   keyPrefix?: string;
+  /** Who the alerts service verified, and where clients are (for answers from the response cache, which have no context). */
+  services: Pick<Services, 'verifiedCallers' | 'clientAddress'>;
 }
 
 const WINDOW_SECONDS = 60;
@@ -26,10 +31,9 @@ const WINDOW_SECONDS = 60;
 /**
  * A rate limit per caller: `perMinute` operations in a fixed one-minute window. The unit is one
  * GraphQL operation that reaches execution: a query or mutation executed, a subscription started
- * (over HTTP, SSE or WebSocket alike; a subscription's events are not counted). The caller is the
- * subscriber credential's SHA-256 (`Authorization` and `X-Service-Client-Key`), else the client
- * address; `sendNotification` counts against the app's API key (its SHA-256). No credential is kept
- * in the clear, in Redis or in memory.
+ * (over HTTP, SSE or WebSocket alike; a subscription's events are not counted). The caller is named
+ * by `callerKey` below: a verified identity, a verified app key, else the client address. No
+ * credential is kept in the clear, in Redis or in memory.
  *
  * Past the limit the operation is refused with `RATE_LIMITED` and `extensions.retryAfterSeconds`;
  * over HTTP the response is 429 with `Retry-After`. With Redis, counts are shared across replicas;
@@ -83,22 +87,34 @@ export function useRateLimit(options: RateLimitOptions): Plugin<Context> {
     // (a query: sends are never cached).
     async onResultProcess({ request, result, setResult, serverContext }) {
       if (!servedFromCache(result)) return;
-      const refused = await check({ credentials: readCredentials(request.headers), request, ...(serverContext as object) }, undefined);
+      const refused = await check({ credentials: readCredentials(request.headers), request, services: options.services, ...(serverContext as object) }, undefined);
       if (refused) setResult(refused);
     },
   };
 }
 
-/** What names a caller: its credentials, and the node request of an HTTP operation (its address). */
-type Caller = Pick<Context, 'credentials' | 'request'> & { req?: IncomingMessage; socket?: unknown };
+/** What names a caller: its credentials, and the node request of an HTTP or WebSocket operation (its address). */
+type Caller = Pick<Context, 'credentials' | 'request'> & { services: Pick<Services, 'verifiedCallers' | 'clientAddress'>; req?: IncomingMessage; socket?: unknown };
 
-
-/** Whose budget an operation spends: a hash of the credential that names the caller, else the address. */
-function callerKey(context: Caller, operation: OperationDefinitionNode | undefined): string {
+/**
+ * Whose budget an operation spends (also the key other per-caller limits use):
+ * - a subscriber the alerts service verified (`GET /v2/auth`, remembered for AUTH_IDENTITY_TTL_MS): its
+ *   wallet, however the token is spelled and whatever client key comes with it;
+ * - a send with an app key that a send succeeded with lately: that key (its SHA-256);
+ * - anything else, forged and unverified credentials included: the client's address as the trusted
+ *   proxies report it, an IPv6 address by its /64. Changing hats never buys a fresh budget.
+ */
+export function callerKey(context: Caller, operation?: OperationDefinitionNode): string {
   const { subscriber, apiKey } = context.credentials;
-  if (apiKey && operation && isSend(operation)) return `app:${sha256(apiKey)}`;
-  if (subscriber) return `subscriber:${subscriberKey(subscriber)}`;
-  return `address:${context.req?.socket?.remoteAddress ?? 'unknown'}`;
+  const verified = context.services.verifiedCallers;
+  if (apiKey && operation && isSend(operation)) {
+    const app = appKeyHash(apiKey);
+    if (verified.knowsApp(app)) return `app:${app}`;
+  } else if (subscriber) {
+    const identity = verified.identity(subscriberKey(subscriber));
+    if (identity) return `subscriber:${sha256(identity.walletAddress)}`;
+  }
+  return `address:${addressBucket(context.services.clientAddress(context.req))}`;
 }
 
 function isSend(operation: OperationDefinitionNode): boolean {

@@ -53,7 +53,9 @@ export interface TestGateway {
  */
 export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
   const sim = options.sim ?? (await startSimulator({ seed: 42, ...options.simulator }));
-  const config: Readonly<Config> = Object.freeze({ ...loadConfig({ RESPONSE_CACHE: 'off' }), ...options.config });
+  // Identities are asked for on every request unless a test turns the memo on: most tests count each
+  // request's upstream calls on their own (test/alerts/identity-memo.test.ts tests the memo).
+  const config: Readonly<Config> = Object.freeze({ ...loadConfig({ RESPONSE_CACHE: 'off', AUTH_IDENTITY_TTL_MS: '0' }), ...options.config });
   const logger = createLogger({ logLevel: 'silent' });
   const services = createServices({ config, urls: sim.urls, logger, upstream: { breaker: false, ...options.upstream }, assetCache: options.assetCache, marketIndex: options.marketIndex });
   const app = createApp({ config, services });

@@ -14,15 +14,34 @@ const haveRedis = requireBinary('test/plugins/rate-limit.test.ts', 'redis-server
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}`, 'x-service-client-key': 'ck_any' });
 
-/** One `{ __typename }` over HTTP (in memory): status, Retry-After and the error's extensions. */
-async function ask(gw: TestGateway, headers: Record<string, string> = {}) {
-  const response = await gw.app.yoga.fetch('http://gateway.test/graphql', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...headers },
-    body: JSON.stringify({ query: '{ __typename }' }),
-  });
+/** One `{ __typename }` over HTTP (in memory), from a client at `address` (the socket's peer): status, Retry-After and the error's extensions. */
+async function ask(gw: TestGateway, headers: Record<string, string> = {}, address = '203.0.113.7') {
+  const response = await gw.app.yoga.fetch(
+    'http://gateway.test/graphql',
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...headers },
+      body: JSON.stringify({ query: '{ __typename }' }),
+    },
+    { req: peer(address, headers) },
+  );
   const body = (await response.json()) as { data?: unknown; errors?: { extensions?: Record<string, unknown> }[] };
   return { status: response.status, retryAfter: response.headers.get('retry-after'), data: body.data, extensions: body.errors?.[0]?.extensions };
+}
+
+/** The node request a server would hand Yoga: the socket's peer address and the headers as received. */
+function peer(address: string, headers: Record<string, string> = {}) {
+  return { socket: { remoteAddress: address }, headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])) };
+}
+
+/** Has the alerts service verify the demo subscriber's token (a viewer query), as a screen's first request does. */
+async function verify(gw: TestGateway, headers: Record<string, string>, address = '203.0.113.7') {
+  const response = await gw.app.yoga.fetch(
+    'http://gateway.test/graphql',
+    { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query: '{ viewer { id } }' }) },
+    { req: peer(address, headers) },
+  );
+  expect(((await response.json()) as { data: { viewer: { id: string } | null } }).data.viewer).not.toBeNull();
 }
 
 let sim: Simulator;
@@ -50,8 +69,8 @@ describe('rate limit per caller, in process', () => {
 
   it('refuses the operation past the limit with RATE_LIMITED, retryAfterSeconds, 429 and Retry-After', async () => {
     const gw = await gateway({ config: { rateLimitPerMinute: 3 } });
-    for (let i = 0; i < 3; i++) expect(await ask(gw, bearer('alice'))).toMatchObject({ status: 200, data: { __typename: 'Query' } });
-    const refused = await ask(gw, bearer('alice'));
+    for (let i = 0; i < 3; i++) expect(await ask(gw)).toMatchObject({ status: 200, data: { __typename: 'Query' } });
+    const refused = await ask(gw);
     expect(refused.status).toBe(429);
     expect(refused.data).toBeUndefined();
     expect(refused.extensions).toEqual({ code: 'RATE_LIMITED', retryAfterSeconds: expect.any(Number) });
@@ -59,9 +78,78 @@ describe('rate limit per caller, in process', () => {
     expect(seconds).toBeGreaterThanOrEqual(1);
     expect(seconds).toBeLessThanOrEqual(60);
     expect(refused.retryAfter).toBe(String(seconds));
-    // Another subscriber has a budget of its own; the same token with another client key is another caller too.
-    expect((await ask(gw, bearer('bob'))).status).toBe(200);
-    expect((await ask(gw, { ...bearer('alice'), 'x-service-client-key': 'ck_other' })).status).toBe(200);
+    // Another client address has a budget of its own.
+    expect((await ask(gw, {}, '203.0.113.8')).status).toBe(200);
+  });
+
+  it('counts forged or unverified credentials against the address: rotating tokens or client keys buys nothing', async () => {
+    const gw = await gateway({ config: { rateLimitPerMinute: 3, authIdentityTtlMs: 60_000 } });
+    const { demo } = sim.alerts;
+    const real = { authorization: `Bearer ${demo.token}`, 'x-service-client-key': demo.clientKey };
+    await verify(gw, real, '198.51.100.1');
+    // From one address: random forged tokens, then the real token with random client keys (which the
+    // alerts service refuses, so they are never verified).
+    expect((await ask(gw, bearer(`forged-${Math.random()}`))).status).toBe(200);
+    expect((await ask(gw, bearer(`forged-${Math.random()}`))).status).toBe(200);
+    expect((await ask(gw, { ...real, 'x-service-client-key': `ck_${Math.random()}` })).status).toBe(200);
+    expect((await ask(gw, bearer(`forged-${Math.random()}`))).status).toBe(429);
+    expect((await ask(gw, { ...real, 'x-service-client-key': `ck_${Math.random()}` })).status).toBe(429);
+    // No forged token cost an upstream auth call to count (the rate limit asks the alerts service nothing).
+    gw.sim.controls.resetCounts();
+    await ask(gw, bearer('forged-again'));
+    expect(gw.sim.controls.counts()).toEqual({});
+  });
+
+  it('counts a verified subscriber as itself, however its token is spelled and from wherever it comes', async () => {
+    const gw = await gateway({ config: { rateLimitPerMinute: 3, authIdentityTtlMs: 60_000 } });
+    const { demo } = sim.alerts;
+    const spellings = [
+      { authorization: `Bearer ${demo.token}`, 'x-service-client-key': demo.clientKey },
+      { authorization: `  bearer   ${demo.token}\t`, 'x-service-client-key': demo.clientKey },
+      { authorization: `BEARER ${demo.token}`, 'x-service-client-key': demo.clientKey },
+    ];
+    // The first request is verified by the alerts service (and counts against its address).
+    await verify(gw, spellings[0]!, '198.51.100.1');
+    // Three operations of the same subscriber from three addresses and three spellings: one budget.
+    for (const [i, headers] of spellings.entries()) expect((await ask(gw, headers, `198.51.100.${10 + i}`)).status).toBe(200);
+    expect((await ask(gw, spellings[1]!, '198.51.100.20')).status).toBe(429);
+    // Anonymous callers at those addresses still have their own budgets.
+    expect((await ask(gw, {}, '198.51.100.10')).status).toBe(200);
+  });
+
+  it('counts an IPv6 client by its /64', async () => {
+    const gw = await gateway({ config: { rateLimitPerMinute: 2 } });
+    expect((await ask(gw, {}, '2001:db8:1:2::1')).status).toBe(200);
+    expect((await ask(gw, {}, '2001:db8:1:2:ffff:1:2:3')).status).toBe(200);
+    expect((await ask(gw, {}, '2001:db8:1:2:abcd::9')).status).toBe(429);
+    expect((await ask(gw, {}, '2001:db8:1:3::1')).status).toBe(200);
+  });
+
+  it('believes X-Forwarded-For and Forwarded only from TRUSTED_PROXIES', async () => {
+    const trusting = await gateway({ config: { rateLimitPerMinute: 1, trustedProxies: { ranges: ['10.0.0.0/8'] } } });
+    // Through the trusted proxy 10.0.0.5, two clients are two callers.
+    expect((await ask(trusting, { 'x-forwarded-for': '192.0.2.1' }, '10.0.0.5')).status).toBe(200);
+    expect((await ask(trusting, { 'x-forwarded-for': '192.0.2.2' }, '10.0.0.5')).status).toBe(200);
+    expect((await ask(trusting, { forwarded: 'for=192.0.2.3;proto=https' }, '10.0.0.5')).status).toBe(200);
+    expect((await ask(trusting, { forwarded: 'for="[2001:db8::1]:443"' }, '10.0.0.5')).status).toBe(200);
+    expect((await ask(trusting, { 'x-forwarded-for': '192.0.2.1' }, '10.0.0.5')).status).toBe(429);
+    // A client that forges the header in front of the proxy is still itself: the proxy appended its address.
+    expect((await ask(trusting, { 'x-forwarded-for': '192.0.2.99, 192.0.2.2' }, '10.0.0.5')).status).toBe(429);
+    // An untrusted peer's header is ignored: the peer is the client.
+    expect((await ask(trusting, { 'x-forwarded-for': '192.0.2.50' }, '198.51.100.77')).status).toBe(200);
+    expect((await ask(trusting, { 'x-forwarded-for': '192.0.2.51' }, '198.51.100.77')).status).toBe(429);
+    // With no trusted proxy (the default) every forwarded header is ignored.
+    const plain = await gateway({ config: { rateLimitPerMinute: 1 } });
+    expect((await ask(plain, { 'x-forwarded-for': '192.0.2.1' }, '10.0.0.5')).status).toBe(200);
+    expect((await ask(plain, { 'x-forwarded-for': '192.0.2.2' }, '10.0.0.5')).status).toBe(429);
+  });
+
+  it('reads TRUSTED_PROXIES as CIDR ranges or a hop count, and names it when wrong', () => {
+    expect(loadConfig({}).trustedProxies).toEqual({ ranges: [] });
+    expect(loadConfig({ TRUSTED_PROXIES: '2' }).trustedProxies).toEqual({ hops: 2 });
+    expect(loadConfig({ TRUSTED_PROXIES: '10.0.0.0/8, loopback' }).trustedProxies).toEqual({ ranges: ['10.0.0.0/8', 'loopback'] });
+    expect(() => loadConfig({ TRUSTED_PROXIES: '10.0.0.0/33' })).toThrow(/TRUSTED_PROXIES/);
+    expect(() => loadConfig({ TRUSTED_PROXIES: 'proxy.internal' })).toThrow(/TRUSTED_PROXIES/);
   });
 
   it('counts answers from the response cache too: a cached query is still an operation of its caller', async () => {
@@ -78,20 +166,33 @@ describe('rate limit per caller, in process', () => {
     expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'RATE_LIMITED' });
   });
 
-  it('counts sends against the API key, not the subscriber', async () => {
-    const gw = await gateway({ config: { rateLimitPerMinute: 1 } });
+  it('counts sends against the API key once the alerts service took it, else against the address', async () => {
+    const gw = await gateway({ config: { rateLimitPerMinute: 1, authIdentityTtlMs: 60_000 } });
     const { demo } = sim.alerts;
-    const send = (apiKey: string) =>
-      gw.execute(
-        'mutation ($input: SendNotificationInput!) { sendNotification(input: $input) { accepted } }',
-        { input: { appId: demo.appId, channels: ['IN_APP'], title: 't', body: 'b', recipient: { walletAddress: demo.walletAddress } } },
-        { ...bearer('alice'), 'x-service-api-key': apiKey },
-      );
-    expect((await ask(gw, bearer('alice'))).status).toBe(200);
-    // alice's budget is spent, but a send spends the app's.
-    expect((await send(demo.apiKey)).data).toEqual({ sendNotification: { accepted: true } });
-    expect((await send(demo.apiKey)).errors?.[0]?.extensions).toMatchObject({ code: 'RATE_LIMITED' });
-    expect((await send('sak_two')).errors?.[0]?.extensions?.['code']).not.toBe('RATE_LIMITED');
+    const send = async (apiKey: string, address: string) =>
+      Promise.resolve(
+        gw.app.yoga.fetch(
+          'http://gateway.test/graphql',
+          {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-service-api-key': apiKey },
+            body: JSON.stringify({
+              query: 'mutation ($input: SendNotificationInput!) { sendNotification(input: $input) { accepted } }',
+              variables: { input: { appId: demo.appId, channels: ['IN_APP'], title: 't', body: 'b', recipient: { walletAddress: demo.walletAddress } } },
+            }),
+          },
+          { req: peer(address) },
+        ),
+      ).then((r) => r.json() as Promise<{ data?: unknown; errors?: { extensions?: Record<string, unknown> }[] }>);
+    // The first send with the key counts against its address; the service takes the key.
+    expect((await send(demo.apiKey, '198.51.100.1')).data).toEqual({ sendNotification: { accepted: true } });
+    // From then on the key's sends count against the key: the address's budget is not touched.
+    expect((await send(demo.apiKey, '198.51.100.2')).data).toEqual({ sendNotification: { accepted: true } });
+    expect((await send(demo.apiKey, '198.51.100.3')).errors?.[0]?.extensions).toMatchObject({ code: 'RATE_LIMITED' });
+    expect((await ask(gw, {}, '198.51.100.2')).status).toBe(200);
+    // A forged key counts against the address, as anything unverified.
+    expect((await send('sak_forged', '198.51.100.4')).errors?.[0]?.extensions?.['code']).not.toBe('RATE_LIMITED');
+    expect((await send('sak_forged_2', '198.51.100.4')).errors?.[0]?.extensions).toMatchObject({ code: 'RATE_LIMITED' });
   });
 
   it('is off at 0', async () => {
@@ -105,7 +206,14 @@ describe('rate limit per caller, in process', () => {
     const closeWs = attachGraphQLWs(server, gw.app.yoga, { production: false });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
-    const client = createClient({ url: `ws://127.0.0.1:${port}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0 });
+    // Forged credentials in connectionParams (a new token each connection) count against the address too.
+    const client = createClient({
+      url: `ws://127.0.0.1:${port}/graphql`,
+      webSocketImpl: WebSocket,
+      retryAttempts: 0,
+      lazy: true,
+      connectionParams: () => ({ authorization: `Bearer forged-${Math.random()}`, 'x-service-client-key': 'ck_forged' }),
+    });
     const run = async () => {
       for await (const result of client.iterate({ query: '{ __typename }' })) return result;
       return undefined;
@@ -141,10 +249,10 @@ describe.runIf(haveRedis)('rate limit shared across replicas through Redis', () 
   it('counts one caller on both replicas together', async () => {
     const a = await gateway({ config: { rateLimitPerMinute: 4, redisUrl } });
     const b = await gateway({ config: { rateLimitPerMinute: 4, redisUrl } });
-    for (const gw of [a, b, a, b]) expect((await ask(gw, bearer('carol'))).status).toBe(200);
-    expect(await ask(a, bearer('carol'))).toMatchObject({ status: 429, extensions: { code: 'RATE_LIMITED' } });
-    expect(await ask(b, bearer('carol'))).toMatchObject({ status: 429, extensions: { code: 'RATE_LIMITED' } });
-    expect((await ask(b, bearer('dave'))).status).toBe(200);
+    for (const gw of [a, b, a, b]) expect((await ask(gw, bearer('carol'), '192.0.2.40')).status).toBe(200);
+    expect(await ask(a, bearer('carol'), '192.0.2.40')).toMatchObject({ status: 429, extensions: { code: 'RATE_LIMITED' } });
+    expect(await ask(b, {}, '192.0.2.40')).toMatchObject({ status: 429, extensions: { code: 'RATE_LIMITED' } });
+    expect((await ask(b, bearer('dave'), '192.0.2.41')).status).toBe(200);
   });
 
   it('keeps limiting in process while Redis is away', async () => {

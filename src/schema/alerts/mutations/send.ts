@@ -1,4 +1,5 @@
 import { unauthenticated } from '../../../errors.js';
+import { appKeyHash } from '../../../stores/verified-callers.js';
 import { builder } from '../../builder.js';
 import { CLIENT_MUTATION_ID, INPUT, MutationPayloadRef, outcome, type PayloadBase } from './common.js';
 import { attempt, userError, type UserError } from './user-errors.js';
@@ -109,6 +110,8 @@ builder.mutationField('sendNotification', (t) =>
 
       const send = async () => {
         await ctx.services.upstream.alerts.send({ apiKey, ...(idempotencyKey ? { idempotencyKey } : {}) }, appId, notification, ctx.scope);
+        // The alerts service took the key: its sends now count against it, not the address (rate-limit.ts).
+        ctx.services.verifiedCallers.rememberApp(appKeyHash(apiKey));
         return { recipientCount };
       };
       const result = await attempt(

@@ -1,0 +1,49 @@
+import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import type { Identity } from '../models/alerts.js';
+
+export interface VerifiedCallersOptions {
+  /** How long a verified identity is believed without asking again (`AUTH_IDENTITY_TTL_MS`). */
+  ttlMs: number;
+  /** Entries held at most (each a few hundred bytes). Default 100,000. */
+  max?: number;
+}
+
+/**
+ * Who the alerts service said a token belongs to (`GET /v2/auth`), remembered per SHA-256 of the
+ * credentials for a short time: a token lives a year, so a screen's identity needs no call on every
+ * request, and the rate limit can count a caller by who it is rather than by what it claims. Only
+ * answers the service gave are remembered: a forged token is never an identity. Holds no credential,
+ * only their hash and the wallet address the service named; a send's app key is held the same way once
+ * a send with it succeeded.
+ */
+export interface VerifiedCallers {
+  /** The identity verified for these credentials (by their `subscriberKey`), if still believed. */
+  identity(credentialsHash: string): Identity | undefined;
+  rememberIdentity(credentialsHash: string, identity: Identity): void;
+  /** Whether a send with this app key (by its hash) succeeded lately. */
+  knowsApp(apiKeyHash: string): boolean;
+  rememberApp(apiKeyHash: string): void;
+}
+
+export function createVerifiedCallers(options: VerifiedCallersOptions): VerifiedCallers {
+  const max = options.max ?? 100_000;
+  const ttl = Math.max(1, options.ttlMs);
+  const identities = new LRUCache<string, Identity>({ max, ttl });
+  const apps = new LRUCache<string, true>({ max: Math.max(1, Math.floor(max / 10)), ttl });
+  return {
+    identity: (hash) => (options.ttlMs > 0 ? identities.get(hash) : undefined),
+    rememberIdentity(hash, identity) {
+      if (options.ttlMs > 0) identities.set(hash, { walletAddress: identity.walletAddress });
+    },
+    knowsApp: (hash) => options.ttlMs > 0 && apps.has(hash),
+    rememberApp(hash) {
+      if (options.ttlMs > 0) apps.set(hash, true);
+    },
+  };
+}
+
+/** The name a send's app key is held and counted under: its SHA-256, never the key. */
+export function appKeyHash(apiKey: string): string {
+  return createHash('sha256').update(apiKey).digest('base64url');
+}
