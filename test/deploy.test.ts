@@ -7,6 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { loadConfig } from '../src/config.js';
 import { DRAIN_TIMEOUT_MS } from '../src/serve.js';
+import { MAX_REQUEST_BODY_BYTES } from '../src/app.js';
+import { MAX_WEBHOOK_BODY_BYTES } from '../src/events/webhook.js';
+import { SERVER_TIMEOUTS } from '../src/http-server.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -113,10 +116,17 @@ describe('deploy/', () => {
       expect(pdb['spec'].minAvailable).toBeLessThan(hpa['spec'].minReplicas);
     });
 
-    it('lists every manifest in its kustomization', () => {
+    it('lists every manifest in its kustomization but the example Secret, whose placeholders would overwrite the real one', () => {
       const kustomization = parse(readFileSync(deploy('k8s', 'kustomization.yaml'), 'utf8')) as { resources: string[] };
       const files = readdirSync(deploy('k8s')).filter((file) => file.endsWith('.yaml') && file !== 'kustomization.yaml');
-      expect([...kustomization.resources].sort()).toEqual(files.sort());
+      expect(kustomization.resources).not.toContain('secret.example.yaml');
+      expect([...kustomization.resources].sort()).toEqual(files.filter((file) => file !== 'secret.example.yaml').sort());
+    });
+
+    it('believes forwarded addresses from the ingress only (TRUSTED_PROXIES, a range the configuration accepts)', () => {
+      const ref = env.get('TRUSTED_PROXIES').valueFrom.configMapKeyRef;
+      const value = one('ConfigMap')['data'][ref.key];
+      expect(loadConfig({ TRUSTED_PROXIES: value }).trustedProxies).toEqual({ ranges: [value] });
     });
   });
 
@@ -135,6 +145,19 @@ describe('deploy/', () => {
         expect(Number(env['PORT'])).toBe(EXPOSED_PORT);
         expect(service.healthcheck!.test.join(' ')).toContain(`http://127.0.0.1:${env['PORT']}/ready`);
       }
+    });
+
+    it("agrees with the gateway's limits: 8 MiB webhooks pass, waits outlast the gateway's, no compression twice, no public /metrics", () => {
+      const size = /client_max_body_size\s+(\d+)([km]?);/i.exec(nginx)!;
+      const bytes = Number(size[1]) * ({ k: 1024, m: 1024 * 1024 } as Record<string, number>)[size[2]!.toLowerCase()]!;
+      expect(bytes).toBeGreaterThanOrEqual(MAX_WEBHOOK_BODY_BYTES);
+      expect(bytes).toBeGreaterThanOrEqual(MAX_REQUEST_BODY_BYTES);
+      const seconds = (name: string) => Number(new RegExp(`${name}\\s+(\\d+)s;`).exec(nginx)?.[1] ?? 60);
+      expect(seconds('client_body_timeout')).toBeGreaterThanOrEqual(SERVER_TIMEOUTS.requestTimeoutMs / 1000);
+      expect(nginx).toMatch(/proxy_read_timeout 1h;/);
+      expect(nginx).toMatch(/^\s*gzip off;/m);
+      expect(nginx).toMatch(/location \/metrics \{\s*return 404;\s*\}/);
+      for (const [name, service] of gateways) expect(loadConfig({ TRUSTED_PROXIES: service.environment!['TRUSTED_PROXIES'] }).trustedProxies, name).toEqual({ ranges: ['uniquelocal'] });
     });
 
     it('balances over both replicas on the port they serve, through nginx', async () => {
