@@ -16,6 +16,8 @@ const CODINGS: readonly Coding[] = ['br', 'gzip'];
 /** What one answer's bytes become on the wire; kept beside a cached result so each is made once. */
 export interface WireForms {
   etag?: string;
+  /** Bytes before encoding. */
+  size?: number;
   br?: Promise<Buffer>;
   gzip?: Promise<Buffer>;
 }
@@ -53,21 +55,22 @@ export function useWireEncoding(): Plugin {
     async onResponse({ request, response, setResponse, fetchAPI }) {
       if (response.status !== 200 || response.bodyUsed || !isJson(response.headers.get('content-type'))) return;
       const held = forms.get(request) ?? {};
-      const cacheControl = response.headers.get('cache-control');
+      const { headers } = response;
+      headers.append('vary', 'Accept-Encoding');
+      const cacheControl = headers.get('cache-control');
       const tagged = cacheControl !== null && !/\bno-store\b/i.test(cacheControl);
       const coding = negotiate(request.headers.get('accept-encoding'));
-      // Nothing to change: no tag to give, and no coding the client takes.
-      if (!tagged && !coding) {
-        response.headers.append('vary', 'Accept-Encoding');
-        return;
-      }
-      const body = Buffer.from(await response.text());
-      const headers = new fetchAPI.Headers(response.headers);
-      headers.append('vary', 'Accept-Encoding');
+      if (!tagged && !coding) return;
+      // The body is read only when this answer's tag or size is not known yet, or it is compressed now.
+      let body: Buffer | null = null;
+      const read = async () => (body ??= Buffer.from(await response.text()));
       if (tagged) {
-        const etag = (held.etag ??= strongTag(body));
-        headers.set('etag', etag);
-        if ((request.method === 'GET' || request.method === 'HEAD') && matches(request.headers.get('if-none-match'), etag)) {
+        if (held.etag === undefined) {
+          const bytes = await read();
+          [held.etag, held.size] = [strongTag(bytes), bytes.length];
+        }
+        headers.set('etag', held.etag);
+        if ((request.method === 'GET' || request.method === 'HEAD') && matches(request.headers.get('if-none-match'), held.etag)) {
           const notModified = new fetchAPI.Headers();
           for (const name of ['etag', 'cache-control', 'last-modified', 'vary', 'x-request-id']) {
             const value = headers.get(name);
@@ -79,15 +82,16 @@ export function useWireEncoding(): Plugin {
       } else {
         headers.delete('etag');
       }
-      if (coding && body.length >= COMPRESSION_THRESHOLD_BYTES) {
-        const encoded = await (held[coding] ??= encoder.encode(coding, body));
-        headers.set('content-encoding', coding);
-        headers.set('content-length', String(encoded.length));
-        setResponse(new fetchAPI.Response(encoded as Uint8Array<ArrayBuffer>, { status: 200, headers }));
+      if (coding && (held.size ??= (await read()).length) >= COMPRESSION_THRESHOLD_BYTES) {
+        const encoded = await (held[coding] ??= encoder.encode(coding, await read()));
+        const compressed = new fetchAPI.Headers(headers);
+        compressed.set('content-encoding', coding);
+        compressed.set('content-length', String(encoded.length));
+        setResponse(new fetchAPI.Response(encoded as Uint8Array<ArrayBuffer>, { status: 200, headers: compressed }));
         return;
       }
-      headers.set('content-length', String(body.length));
-      setResponse(new fetchAPI.Response(body as Uint8Array<ArrayBuffer>, { status: 200, headers }));
+      // Read for its tag: sent as it was.
+      if (body) setResponse(new fetchAPI.Response(body as Uint8Array<ArrayBuffer>, { status: 200, headers }));
     },
   };
 }
