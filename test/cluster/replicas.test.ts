@@ -51,6 +51,9 @@ describe.runIf(haveRedis && haveHaproxy)('two replicas behind a real load balanc
       REDIS_URL: redisUrl,
       WEBHOOK_SECRET: SECRET,
       RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
+      // The test's clients and HAProxy are all on loopback: a client's X-Forwarded-For names it (the load
+      // below counts as many callers), as a balancer's would.
+      TRUSTED_PROXIES: 'loopback',
       LOG_LEVEL: 'warn',
     };
     // Each process is recorded as it starts, so afterAll stops it even if another one fails.
@@ -157,7 +160,8 @@ describe.runIf(haveRedis && haveHaproxy)('two replicas behind a real load balanc
   });
 
   it('counts one caller on both replicas: N spread over them pass, the next is refused through the balancer', async () => {
-    const caller = { authorization: `Bearer rate-${Date.now()}`, 'x-service-client-key': 'ck' };
+    // A caller of its own address, as the rate limit counts anyone whose credentials are not verified.
+    const caller = { authorization: `Bearer rate-${Date.now()}`, 'x-service-client-key': 'ck', 'x-forwarded-for': '192.0.2.200' };
     for (let i = 0; i < RATE_LIMIT; i++) {
       const answer = await gql(i % 2 === 0 ? a.url : b.url, '{ __typename }', {}, caller);
       expect(answer.status).toBe(200);
@@ -178,11 +182,11 @@ describe.runIf(haveRedis && haveHaproxy)('two replicas behind a real load balanc
     const outcomes: Outcome[] = [];
     let stop = false;
     let n = 0;
-    // Each request its own caller, so the load never meets the rate limit.
+    // Each request its own client address (believed from loopback), so the load never meets the rate limit.
     const worker = async () => {
       while (!stop) {
         const startedAt = performance.now();
-        const ok = await gql(lb, '{ __typename }', {}, { authorization: `Bearer load-${n++}` }).then(
+        const ok = await gql(lb, '{ __typename }', {}, { 'x-forwarded-for': `198.51.100.${n++ % 250}`, authorization: `Bearer load-${n}` }).then(
           (answer) => answer.status === 200 && answer.body.data?.__typename === 'Query',
           () => false,
         );
