@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { GraphQLError } from 'graphql';
 import { handleStreamOrSingleExecutionResult, type Plugin, type YogaLogger } from 'graphql-yoga';
 import type { Context } from '../context.js';
@@ -9,18 +10,19 @@ import { requestIdOf } from './request-id.js';
 const logged = new WeakSet<object>();
 
 /**
- * One log line per field error of an operation, with the request's id (`requestId`, as echoed in
+ * One log line per field error of an operation, with the client's address (`client`, as the trusted
+ * proxies report it) and the request's id (`requestId`, as echoed in
  * `X-Request-Id`), the field's path and the original failure, written before the error is masked:
  * an upstream failure at `warn` (at `info` when the operation's own deadline or client ended it), anything
  * unexpected at `error`. Errors raised on purpose for the caller (bad input, ...) are not logged, as
  * Yoga does not log them either. Deferred and streamed parts included. No options besides the logger.
  */
 export function useErrorLog(logger: Logger): Plugin<Context> {
-  function log(error: GraphQLError, requestId: string): void {
+  function log(error: GraphQLError, requestId: string, client: string | null): void {
     const original = error.originalError;
     if (!original || original instanceof GraphQLError) return;
     logged.add(error);
-    const fields = { requestId, path: error.path?.join('.'), err: original };
+    const fields = { requestId, client, path: error.path?.join('.'), err: original };
     if (!(original instanceof UpstreamError)) logger.error(fields, 'unexpected error in a field');
     else if (original.code === 'DEADLINE' || original.code === 'ABORTED') logger.info(fields, 'upstream call ended by the operation');
     else logger.warn(fields, 'upstream failure in a field');
@@ -29,12 +31,15 @@ export function useErrorLog(logger: Logger): Plugin<Context> {
   return {
     onExecute({ args }) {
       const requestId = requestIdOf(args.contextValue.request);
+      // The client's address as the trusted proxies report it (as the rate limit counts it).
+      const { services, req } = args.contextValue as Context & { req?: IncomingMessage };
+      const client = services.clientAddress(req);
       return {
         onExecuteDone(payload) {
           return handleStreamOrSingleExecutionResult(payload, ({ result }) => {
-            for (const error of result.errors ?? []) log(error, requestId);
+            for (const error of result.errors ?? []) log(error, requestId, client);
             const incremental = (result as { incremental?: readonly { errors?: readonly GraphQLError[] }[] }).incremental;
-            for (const part of incremental ?? []) for (const error of part.errors ?? []) log(error, requestId);
+            for (const part of incremental ?? []) for (const error of part.errors ?? []) log(error, requestId, client);
           });
         },
       };

@@ -34,11 +34,16 @@ describe('log lines of a request carry its id', () => {
   });
 
   const ask = (variables: Record<string, unknown>, headers: Record<string, string> = {}) =>
-    app.yoga.fetch('http://gateway.test/graphql', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify({ query: ASSET, variables }),
-    });
+    app.yoga.fetch(
+      'http://gateway.test/graphql',
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ query: ASSET, variables }),
+      },
+      // What a node server hands Yoga: the socket's peer (the log names it as the client).
+      { req: { socket: { remoteAddress: '203.0.113.9' }, headers: {} } },
+    );
 
   it("writes an upstream failure once, with the caller's X-Request-Id and the field", async () => {
     sim.controls.setFault({ service: 'assets' }, { status: 503 });
@@ -47,7 +52,7 @@ describe('log lines of a request carry its id', () => {
     expect(body.errors[0]!.extensions.code).toBe('UPSTREAM_UNAVAILABLE');
 
     const about = lines.filter((l) => JSON.stringify(l).includes('assets upstream answered 503'));
-    expect(about).toEqual([expect.objectContaining({ level: 40, requestId: 'screen-42.a', path: 'asset', msg: 'upstream failure in a field' })]);
+    expect(about).toEqual([expect.objectContaining({ level: 40, requestId: 'screen-42.a', client: '203.0.113.9', path: 'asset', msg: 'upstream failure in a field' })]);
   });
 
   it('writes an unexpected error at error level with the generated id echoed to the caller, and masks it', async () => {
