@@ -19,6 +19,10 @@ export interface Config {
   assetsFallbackUrl: string | null;
   serviceClientKey: string | null;
   webhookSecret: string | null;
+  /** Key of the cursors' MAC (`CURSOR_SECRET`); null: derived from `webhookSecret`, else per process (see schema/common/cursor.ts). */
+  cursorSecret: string | null;
+  /** The key before the last rotation (`CURSOR_SECRET_PREVIOUS`): cursors it signed are still accepted. */
+  cursorSecretPrevious: string | null;
   redisUrl: string | null;
   production: boolean;
   logLevel: string;
@@ -128,6 +132,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     assetsFallbackUrl: fallback ? httpUrl('ASSETS_FALLBACK_URL', fallback) : null,
     serviceClientKey: read('SERVICE_CLIENT_KEY'),
     webhookSecret: read('WEBHOOK_SECRET'),
+    cursorSecret: read('CURSOR_SECRET'),
+    cursorSecretPrevious: read('CURSOR_SECRET_PREVIOUS'),
     redisUrl: redisUrl(read('REDIS_URL')),
     production,
     logLevel,

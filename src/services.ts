@@ -9,6 +9,7 @@ import { createMarketIndex, type MarketIndex, type MarketIndexOptions } from './
 import type { Logger } from './logger.js';
 import { createUpstreamHealth, type UpstreamHealth } from './stores/upstream-health.js';
 import { createUpstream, type UpstreamConfig } from './upstream/index.js';
+import { cursorKeys, setCursorKeys } from './schema/common/cursor.js';
 
 export type { ServiceDeps } from './deps.js';
 
@@ -64,6 +65,12 @@ export function createServices(options: ServicesOptions): Services {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
   });
+
+  const signing = cursorKeys(config);
+  setCursorKeys(signing);
+  if (signing.source === 'per-process') {
+    logger.warn('CURSOR_SECRET is not set: cursors are signed with a key of this process and refused by any other replica; set CURSOR_SECRET');
+  }
 
   const upstreamHealth = createUpstreamHealth(registry);
   const upstream = createUpstream({
