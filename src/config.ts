@@ -28,6 +28,8 @@ export interface Config {
   logLevel: string;
   /** Wallets per positions call (the contract allows up to 25; production upstream accepts 1). */
   positionsBatchSize: number;
+  /** Upstream body bytes all calls together may be reading at once (`UPSTREAM_INFLIGHT_MAX_BYTES`). */
+  upstreamInflightMaxBytes: number;
   /** Upstream request deadline in milliseconds. */
   upstreamTimeoutMs: number;
   /** Deadline of assets calls: shorter, since token metadata has fallbacks and a hanging service should not stall pages. */
@@ -138,6 +140,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     production,
     logLevel,
     positionsBatchSize: integer(env, 'POSITIONS_BATCH_SIZE', 1, 1, 25),
+    upstreamInflightMaxBytes: integer(env, 'UPSTREAM_INFLIGHT_MAX_BYTES', 64 * 1024 * 1024, 1024 * 1024, 2 ** 34),
     upstreamTimeoutMs: integer(env, 'UPSTREAM_TIMEOUT_MS', 5000, 50, 120_000),
     assetsTimeoutMs: integer(env, 'ASSETS_TIMEOUT_MS', 1500, 50, 120_000),
     simulatorSeed: integer(env, 'SIMULATOR_SEED', 42, 0, 2 ** 31 - 1),

@@ -80,6 +80,7 @@ export function createServices(options: ServicesOptions): Services {
     assetsFallbackUrl: config.assetsFallbackUrl,
     serviceClientKey: config.serviceClientKey,
     timeoutMs: config.upstreamTimeoutMs,
+    inFlightMaxBytes: config.upstreamInflightMaxBytes,
     serviceTimeoutMs: { assets: config.assetsTimeoutMs, assetsFallback: config.assetsTimeoutMs },
     onRequest: (info) => {
       const status = info.status === undefined ? 'error' : String(info.status);

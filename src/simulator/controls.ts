@@ -24,6 +24,16 @@ export interface Fault {
   body?: string;
   /** Sent as `Retry-After` (seconds), e.g. with status 429. */
   retryAfterSeconds?: number;
+  /**
+   * Answer 200 with a JSON object of about this many bytes, sent chunked (no `Content-Length`) as fast
+   * as the client reads it: an oversized body that costs the simulator nothing while the client does not read.
+   */
+  streamBytes?: number;
+  /**
+   * Rewrite the real answer's body (settable from code only): duplicated, malformed or deeply nested
+   * records. A string result is sent as the raw body. `status` and `body` are ignored.
+   */
+  transform?: (body: unknown, query: URLSearchParams) => unknown;
 }
 
 export interface HeaderLogEntry {
