@@ -30,10 +30,11 @@ export interface Fault {
    */
   streamBytes?: number;
   /**
-   * Rewrite the real answer's body (settable from code only): duplicated, malformed or deeply nested
-   * records. A string result is sent as the raw body. `status` and `body` are ignored.
+   * Answer 200 with this rewrite of the real answer's body (settable from code only): duplicated,
+   * malformed or deeply nested records, a listing that never ends. It gets the real answer's status
+   * too (a 400 for a cursor the simulator never issued). A string is sent as the raw body.
    */
-  transform?: (body: unknown, query: URLSearchParams) => unknown;
+  transform?: (body: unknown, query: URLSearchParams, status: number) => unknown;
 }
 
 export interface HeaderLogEntry {

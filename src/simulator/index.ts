@@ -106,7 +106,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       if (!(err instanceof BadRequest)) throw err;
       answer = badRequest(err.message);
     }
-    if (fault?.transform && answer.status >= 200 && answer.status < 300) answer = { ...answer, body: fault.transform(answer.body, url.searchParams) };
+    if (fault?.transform) answer = { status: 200, body: fault.transform(answer.body, url.searchParams, answer.status) };
     send(res, answer);
   }
 
