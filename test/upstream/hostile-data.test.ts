@@ -146,14 +146,14 @@ describe('a listing refresh that loses its valid records', () => {
     expect(gw.services.marketIndex.info()).toMatchObject({ size: before.size, stale: false });
   });
 
-  it('a wallet still values its positions while a spoiled listing is refused', async () => {
+  it('a positions answer whose records are numbers-as-strings is an error on the wallet, not a wallet worth $0', async () => {
     const [address] = [...gw.sim.world.positionsByOwner.entries()].find(([, p]) => p.length > 3)!;
-    const before = await gw.execute(WALLET, { address });
-    gw.sim.controls.setFault(LISTING, { transform: (body) => ({ ...(body as Listing), markets: (body as Listing).markets.map(() => null) }) });
-    await gw.services.marketIndex.refresh().catch(() => undefined);
-    const after = await gw.execute(WALLET, { address });
-    expect(after.errors).toBeUndefined();
-    expect(after.data!['wallet'].totalValueUsd).toBeGreaterThan(0);
-    expect(after.data!['wallet'].totalValueUsd).toBeCloseTo(before.data!['wallet'].totalValueUsd, 0);
+    const stringly = (value: unknown): unknown =>
+      typeof value === 'number' ? String(value) : Array.isArray(value) ? value.map(stringly) : value && typeof value === 'object' ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, stringly(v)])) : value;
+    gw.sim.controls.setFault({ service: 'markets', route: 'GET /v0/positions/owners' }, { transform: stringly });
+    const res = await gw.execute(WALLET, { address });
+    expect(res.status).toBe(200);
+    expect(res.data!['wallet']).toEqual({ totalValueUsd: null });
+    expect(res.errors?.[0]).toMatchObject({ path: ['wallet', 'totalValueUsd'], extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: 'markets' } });
   });
 });

@@ -144,8 +144,13 @@ export function createMarketsClient(http: HttpClient): MarketsClient {
         },
       });
       if (!Array.isArray(raw.positions)) throw badBody(service, 'positions is not a list');
+      const positions = mapPositions(raw.positions);
+      // Positions of unknown types are left out by design; when most of the others cannot be read,
+      // the answer is broken: a wallet worth $0 would be a lie, an error is not.
+      const known = raw.positions.filter((p) => !(isObject(p) && typeof p['type'] === 'string' && marketType(p['type']) === null)).length;
+      if (known > 0 && positions.length * 2 <= known) throw badBody(service, `${known - positions.length} of ${known} positions unreadable`);
       // The wallet's sums (totalValueUsd) count each position once.
-      return distinctBy(mapPositions(raw.positions), (p) => `${p.ownerAddress} ${p.positionId}`);
+      return distinctBy(positions, (p) => `${p.ownerAddress} ${p.positionId}`);
     },
 
     async getPositionHistory(params) {
