@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Config, UpstreamUrls } from './config.js';
 import type { ServiceDeps } from './deps.js';
 import { createEventHub, type EventHub } from './events/hub.js';
@@ -93,6 +93,15 @@ export function createServices(options: ServicesOptions): Services {
       logger.warn({ service, state }, 'upstream circuit breaker changed state');
     },
     ...options.upstream,
+  });
+
+  new Gauge({
+    name: 'gateway_upstream_inflight_bytes',
+    help: 'Upstream body bytes being read now, all calls together (UPSTREAM_INFLIGHT_MAX_BYTES bounds them).',
+    registers: [registry],
+    collect() {
+      this.set(upstream.inFlight.used);
+    },
   });
 
   const deps: ServiceDeps = { config, logger, upstream, registry };

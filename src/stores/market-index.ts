@@ -25,7 +25,7 @@ export const INDEX_PAGE_SIZE = 200;
  * pages and bytes and some; before the first build: these.
  */
 const MAX_PAGES_COLD = 250;
-const MAX_BYTES_COLD = 128 * 1024 * 1024;
+const MAX_BYTES_COLD = 64 * 1024 * 1024;
 const MIN_PAGES = 10;
 const MIN_BYTES = 32 * 1024 * 1024;
 /** A read that lost more than this share of the index held is taken for a broken answer, unless reads say so this many times in a row. */
