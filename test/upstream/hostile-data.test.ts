@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useTestGateway } from '../helpers/gateway.js';
+import { indexOver } from '../markets/helpers.js';
 
 /**
  * Upstream shapes that must not become 500s: passthrough JSON past its bounds, a listing that never
@@ -98,6 +99,43 @@ describe('a listing that never ends', () => {
     await gw.services.marketIndex.refresh();
     expect(gw.services.marketIndex.info()).toMatchObject({ size: held, stale: false });
   });
+});
+
+describe('a first build against a listing that never ends', () => {
+  const gw = useTestGateway({ resetControls: true });
+
+  it('stops at its page and byte bounds with fresh markets on every page, RSS bounded, and the index builds once the listing heals', async () => {
+    const page = (await (await fetch(`${gw.sim.urls.markets}/v0/markets?limit=200`)).json()) as Listing;
+    let n = 0;
+    // Every page fresh markets (new ids) and a fresh cursor: nothing dedupes them.
+    gw.sim.controls.setFault(LISTING, {
+      transform: () => {
+        n += 1;
+        return { markets: page.markets.map((m) => ({ ...m, id: `${String(m['id'])}.${n}` })), cursor: `fresh-${n}` };
+      },
+    });
+    gw.sim.controls.resetCounts();
+    const under = indexOver(gw);
+    try {
+      const before = process.memoryUsage().rss;
+      let peak = before;
+      const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
+      await under.index.start();
+      clearInterval(sampler);
+      const growthMb = (Math.max(peak, process.memoryUsage().rss) - before) / 1e6;
+      if (process.env['PRINT_RSS']) console.log(`cold never-ending listing: ${n} pages, peak RSS growth ${growthMb.toFixed(1)} MB`);
+      expect(under.index.info()).toMatchObject({ size: 0, builds: 0, stale: true });
+      // 250 pages, or fewer when 64 MiB were read first.
+      expect(n).toBeLessThanOrEqual(250);
+      expect(growthMb).toBeLessThan(300);
+
+      gw.sim.controls.setFault(LISTING, null);
+      await under.index.refresh();
+      expect(under.index.info()).toMatchObject({ size: gw.sim.world.markets.length, builds: 1, stale: false });
+    } finally {
+      under.index.stop();
+    }
+  }, 60_000);
 });
 
 describe('a listing refresh that loses its valid records', () => {
