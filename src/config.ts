@@ -140,7 +140,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     production,
     logLevel,
     positionsBatchSize: integer(env, 'POSITIONS_BATCH_SIZE', 1, 1, 25),
-    upstreamInflightMaxBytes: integer(env, 'UPSTREAM_INFLIGHT_MAX_BYTES', 64 * 1024 * 1024, 1024 * 1024, 2 ** 34),
+    upstreamInflightMaxBytes: integer(env, 'UPSTREAM_INFLIGHT_MAX_BYTES', 64 * 1024 * 1024, 16 * 1024 * 1024, 2 ** 34),
     upstreamTimeoutMs: integer(env, 'UPSTREAM_TIMEOUT_MS', 5000, 50, 120_000),
     assetsTimeoutMs: integer(env, 'ASSETS_TIMEOUT_MS', 1500, 50, 120_000),
     simulatorSeed: integer(env, 'SIMULATOR_SEED', 42, 0, 2 ** 31 - 1),
