@@ -74,6 +74,11 @@ export interface MarketsClient {
   getPositionHistory(params: PositionHistoryParams): Promise<PositionHistory[]>;
 }
 
+/** Records that are not of a type the gateway does not know: those left out by design are not unreadable. */
+function knownTypes(records: readonly unknown[]): number {
+  return records.filter((r) => !(isObject(r) && typeof r['type'] === 'string' && marketType(r['type']) === null)).length;
+}
+
 export function createMarketsClient(http: HttpClient): MarketsClient {
   const service = http.service;
 
@@ -98,12 +103,10 @@ export function createMarketsClient(http: HttpClient): MarketsClient {
       });
       if (!Array.isArray(raw.markets)) throw badBody(service, 'markets is not a list');
       const mapped = mapMarkets(raw.markets);
-      // Markets of types the gateway does not know are left out by design, not unreadable.
-      const unknownTypes = raw.markets.filter((m) => isObject(m) && typeof m['type'] === 'string' && marketType(m['type']) === null).length;
       return {
         markets: distinctBy(mapped, (m) => m.marketId),
         cursor: typeof raw.cursor === 'string' && raw.cursor ? raw.cursor : null,
-        unreadable: raw.markets.length - mapped.length - unknownTypes,
+        unreadable: knownTypes(raw.markets) - mapped.length,
         bytes,
       };
     },
@@ -145,9 +148,9 @@ export function createMarketsClient(http: HttpClient): MarketsClient {
       });
       if (!Array.isArray(raw.positions)) throw badBody(service, 'positions is not a list');
       const positions = mapPositions(raw.positions);
-      // Positions of unknown types are left out by design; when most of the others cannot be read,
-      // the answer is broken: a wallet worth $0 would be a lie, an error is not.
-      const known = raw.positions.filter((p) => !(isObject(p) && typeof p['type'] === 'string' && marketType(p['type']) === null)).length;
+      // When most positions (of types the gateway knows) cannot be read, the answer is broken: a wallet
+      // worth $0 would be a lie, an error is not.
+      const known = knownTypes(raw.positions);
       if (known > 0 && positions.length * 2 <= known) throw badBody(service, `${known - positions.length} of ${known} positions unreadable`);
       // The wallet's sums (totalValueUsd) count each position once.
       return distinctBy(positions, (p) => `${p.ownerAddress} ${p.positionId}`);
