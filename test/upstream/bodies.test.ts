@@ -69,7 +69,8 @@ describe('upstream bodies', () => {
     }
     // One wallet a call (POSITIONS_BATCH_SIZE 1): 50 calls of 30 MB was 1.5 GB to read; capped at 1 MiB each.
     expect(gw.sim.controls.count('markets', 'GET /v0/positions/owners')).toBe(50);
-    expect(growthMb).toBeLessThan(120);
+    // At most 50 MiB read at once (60-100 MB of RSS seen, with the collector's lag); 325 MB and more before the caps.
+    expect(growthMb).toBeLessThan(160);
   });
 });
 
