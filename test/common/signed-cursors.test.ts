@@ -48,7 +48,7 @@ describe('signed cursors', () => {
     expect(totalCalls(gw)).toBe(1);
   });
 
-  it('an edited markets or positions cursor is refused alike, with no upstream call', async () => {
+  it('an edited markets cursor (another market to resume after) is refused alike, with no upstream call', async () => {
     const res = await gw.execute(`{ markets(first: 2) { pageInfo { endCursor } } }`);
     const cursor: string = res.data!['markets'].pageInfo.endCursor;
     const forged = edit(cursor, (p) => {
