@@ -7,7 +7,7 @@ import type { Registry } from 'prom-client';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from './config.js';
 import { createContext, ledgerAsked, type Context, type ServerContext } from './context.js';
-import { maskError } from './errors.js';
+import { maskError, useNoRequestEcho } from './errors.js';
 import { useGraphQLStreamPath } from './events/stream-path.js';
 import { useRateLimit } from './plugins/rate-limit.js';
 import { useEventsWebhook } from './events/webhook.js';
@@ -104,7 +104,7 @@ export function createApp(options: AppOptions): App {
         allowArbitraryDocuments: config.allowArbitraryDocuments,
         apq: config.apq,
       }),
-      ...(config.production ? [useDisableIntrospection()] : []),
+      ...(config.production ? [useDisableIntrospection(), useNoRequestEcho()] : []),
       // Before the masking of deferred parts: it logs the original errors.
       useErrorLog(services.logger),
       useDeferStream(),

@@ -21,11 +21,17 @@ export interface Config {
   assetsFallbackUrl: string | null;
   serviceClientKey: string | null;
   webhookSecret: string | null;
+  /** Key of the cursors' MAC (`CURSOR_SECRET`); null: derived from `webhookSecret`, else per process (see schema/common/cursor.ts). */
+  cursorSecret: string | null;
+  /** The key before the last rotation (`CURSOR_SECRET_PREVIOUS`): cursors it signed are still accepted. */
+  cursorSecretPrevious: string | null;
   redisUrl: string | null;
   production: boolean;
   logLevel: string;
   /** Wallets per positions call (the contract allows up to 25; production upstream accepts 1). */
   positionsBatchSize: number;
+  /** Upstream body bytes all calls together may be reading at once (`UPSTREAM_INFLIGHT_MAX_BYTES`). */
+  upstreamInflightMaxBytes: number;
   /** Upstream request deadline in milliseconds. */
   upstreamTimeoutMs: number;
   /** Deadline of assets calls: shorter, since token metadata has fallbacks and a hanging service should not stall pages. */
@@ -136,10 +142,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     assetsFallbackUrl: fallback ? httpUrl('ASSETS_FALLBACK_URL', fallback) : null,
     serviceClientKey: read('SERVICE_CLIENT_KEY'),
     webhookSecret: read('WEBHOOK_SECRET'),
+    cursorSecret: read('CURSOR_SECRET'),
+    cursorSecretPrevious: read('CURSOR_SECRET_PREVIOUS'),
     redisUrl: redisUrl(read('REDIS_URL')),
     production,
     logLevel,
     positionsBatchSize: integer(env, 'POSITIONS_BATCH_SIZE', 1, 1, 25),
+    upstreamInflightMaxBytes: integer(env, 'UPSTREAM_INFLIGHT_MAX_BYTES', 64 * 1024 * 1024, 16 * 1024 * 1024, 2 ** 34),
     upstreamTimeoutMs: integer(env, 'UPSTREAM_TIMEOUT_MS', 5000, 50, 120_000),
     assetsTimeoutMs: integer(env, 'ASSETS_TIMEOUT_MS', 1500, 50, 120_000),
     simulatorSeed: integer(env, 'SIMULATOR_SEED', 42, 0, 2 ** 31 - 1),

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { Redis } from 'ioredis';
 import { createClientAddress } from './client-address.js';
 import { createVerifiedCallers, type VerifiedCallers } from './stores/verified-callers.js';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Config, UpstreamUrls } from './config.js';
 import type { ServiceDeps } from './deps.js';
 import { createEventHub, type EventHub } from './events/hub.js';
@@ -12,6 +12,7 @@ import { createMarketIndex, type MarketIndex, type MarketIndexOptions } from './
 import type { Logger } from './logger.js';
 import { createUpstreamHealth, type UpstreamHealth } from './stores/upstream-health.js';
 import { createUpstream, type UpstreamConfig } from './upstream/index.js';
+import { cursorKeys, setCursorKeys } from './schema/common/cursor.js';
 
 export type { ServiceDeps } from './deps.js';
 
@@ -72,6 +73,12 @@ export function createServices(options: ServicesOptions): Services {
     registers: [registry],
   });
 
+  const signing = cursorKeys(config);
+  setCursorKeys(signing);
+  if (signing.source === 'per-process') {
+    logger.warn('CURSOR_SECRET is not set: cursors are signed with a key of this process and refused by any other replica; set CURSOR_SECRET');
+  }
+
   const upstreamHealth = createUpstreamHealth(registry);
   const upstream = createUpstream({
     alertsUrl: urls.alerts,
@@ -80,6 +87,7 @@ export function createServices(options: ServicesOptions): Services {
     assetsFallbackUrl: config.assetsFallbackUrl,
     serviceClientKey: config.serviceClientKey,
     timeoutMs: config.upstreamTimeoutMs,
+    inFlightMaxBytes: config.upstreamInflightMaxBytes,
     serviceTimeoutMs: { assets: config.assetsTimeoutMs, assetsFallback: config.assetsTimeoutMs },
     onRequest: (info) => {
       const status = info.status === undefined ? 'error' : String(info.status);
@@ -92,6 +100,15 @@ export function createServices(options: ServicesOptions): Services {
       logger.warn({ service, state }, 'upstream circuit breaker changed state');
     },
     ...options.upstream,
+  });
+
+  new Gauge({
+    name: 'gateway_upstream_inflight_bytes',
+    help: 'Upstream body bytes being read now, all calls together (UPSTREAM_INFLIGHT_MAX_BYTES bounds them).',
+    registers: [registry],
+    collect() {
+      this.set(upstream.inFlight.used);
+    },
   });
 
   const deps: ServiceDeps = { config, logger, upstream, registry };

@@ -125,4 +125,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ REQUEST_TIMEOUT_MAX_MS: '0' })).toThrow(/REQUEST_TIMEOUT_MAX_MS/);
     expect(() => loadConfig({ DEBUG_LEDGER: 'yes' })).toThrow(/DEBUG_LEDGER/);
   });
+
+  it('reads the cursor keys and the budget of upstream bytes in flight (at least the largest route cap, 16 MiB)', () => {
+    expect(loadConfig({})).toMatchObject({ cursorSecret: null, cursorSecretPrevious: null, upstreamInflightMaxBytes: 64 * 1024 * 1024 });
+    expect(loadConfig({ CURSOR_SECRET: 'new', CURSOR_SECRET_PREVIOUS: 'old', UPSTREAM_INFLIGHT_MAX_BYTES: '33554432' })).toMatchObject({
+      cursorSecret: 'new',
+      cursorSecretPrevious: 'old',
+      upstreamInflightMaxBytes: 33_554_432,
+    });
+    expect(() => loadConfig({ UPSTREAM_INFLIGHT_MAX_BYTES: '1048576' })).toThrow(/UPSTREAM_INFLIGHT_MAX_BYTES/);
+  });
 });

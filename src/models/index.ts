@@ -5,3 +5,4 @@ export * from './asset.js';
 export * from './alerts.js';
 export * from './views.js';
 export * from './freshness.js';
+export * from './passthrough.js';

@@ -1,4 +1,5 @@
 import type { MarketStatus, MarketType, Provider, TokenRef } from './common.js';
+import type { Passthrough } from './passthrough.js';
 
 interface MarketBase {
   /** The upstream's id, e.g. `kamino.lend.<address>`. */
@@ -9,7 +10,8 @@ interface MarketBase {
   marketName: string | null;
   provider: Provider;
   websiteUrl: string | null;
-  additionalData: Record<string, unknown> | null;
+  /** As sent, within the passthrough bounds; `Withheld` past them (see passthrough.ts). */
+  additionalData: Passthrough;
   /** The prediction status for prediction markets; the position's `market.status` for markets reached through a position; otherwise null. */
   status: MarketStatus | null;
   /** Ready-made action links keyed by action name (`deposit`, `withdraw`, `openPosition` ...). */
@@ -123,6 +125,10 @@ export interface MarketPage {
   markets: Market[];
   /** Opaque; null when there are no more pages. */
   cursor: string | null;
+  /** Records the page sent that could not be read (null, or missing or mistyped what the contract requires); markets of unknown types are not counted. */
+  unreadable?: number;
+  /** Size of the page's body in bytes. */
+  bytes?: number;
 }
 
 export interface MarketHistoryPoint {

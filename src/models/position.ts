@@ -1,5 +1,6 @@
 import type { MarketType, TokenRef } from './common.js';
 import type { LendingMarket, LoopMarket, Market, PerpetualMarket, PredictionMarket, YieldMarket } from './market.js';
+import type { Passthrough } from './passthrough.js';
 
 /** A reward accrued on a position, not yet claimed. */
 export interface PositionReward {
@@ -22,7 +23,8 @@ interface PositionBase {
   websiteUrl: string | null;
   bundleId: string | null;
   rewards: PositionReward[];
-  additionalData: Record<string, unknown> | null;
+  /** As sent, within the passthrough bounds; `Withheld` past them. */
+  additionalData: Passthrough;
   /** Action links keyed by action name. */
   actions: Record<string, string>;
 }

@@ -24,6 +24,17 @@ export interface Fault {
   body?: string;
   /** Sent as `Retry-After` (seconds), e.g. with status 429. */
   retryAfterSeconds?: number;
+  /**
+   * Answer 200 with a JSON object of about this many bytes, sent chunked (no `Content-Length`) as fast
+   * as the client reads it: an oversized body that costs the simulator nothing while the client does not read.
+   */
+  streamBytes?: number;
+  /**
+   * Answer 200 with this rewrite of the real answer's body (settable from code only): duplicated,
+   * malformed or deeply nested records, a listing that never ends. It gets the real answer's status
+   * too (a 400 for a cursor the simulator never issued). A string is sent as the raw body.
+   */
+  transform?: (body: unknown, query: URLSearchParams, status: number) => unknown;
 }
 
 export interface HeaderLogEntry {

@@ -75,7 +75,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     const delay = controls.delayFor(service, route);
     if (delay > 0) await new Promise((r) => setTimeout(r, delay));
     const fault = controls.faultFor(service, route);
-    if (fault) return applyFault(res, fault);
+    if (fault && !fault.transform) return applyFault(res, fault);
 
     if (!matched) return send(res, { status: 404, body: { error: 'not found' } });
     if (!('route' in matched)) {
@@ -106,6 +106,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       if (!(err instanceof BadRequest)) throw err;
       answer = badRequest(err.message);
     }
+    if (fault?.transform) answer = { status: 200, body: fault.transform(answer.body, url.searchParams, answer.status) };
     send(res, answer);
   }
 
@@ -115,6 +116,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       res.on('close', () => hanging.delete(res));
       return;
     }
+    if (fault.streamBytes !== undefined) return streamPadding(res, fault.streamBytes);
     const headers: Record<string, string> = {};
     if (fault.retryAfterSeconds !== undefined) headers['retry-after'] = String(fault.retryAfterSeconds);
     send(res, { status: fault.status ?? 503, body: fault.body ?? { error: 'simulated fault' }, headers });
@@ -179,6 +181,27 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** `{"pad":"xxxx…"}` of about `bytes` bytes, chunked, written only as fast as the client reads (the fault `streamBytes`). */
+function streamPadding(res: ServerResponse, bytes: number): void {
+  const chunk = Buffer.alloc(64 * 1024, 'x');
+  let left = Math.max(0, bytes - 10);
+  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+  res.write('{"pad":"');
+  const pump = (): void => {
+    while (left > 0 && !res.destroyed) {
+      const part = left >= chunk.length ? chunk : chunk.subarray(0, left);
+      left -= part.length;
+      if (!res.write(part)) {
+        res.once('drain', pump);
+        return;
+      }
+    }
+    if (!res.destroyed) res.end('"}');
+  };
+  res.on('error', () => undefined);
+  pump();
 }
 
 function send(res: ServerResponse, answer: SimResponse): void {

@@ -14,13 +14,23 @@ import {
 import type { ServiceDeps } from '../deps.js';
 import type { CallBudget } from '../upstream/budget.js';
 import { untilDeadline } from '../upstream/deadline.js';
-import { badBody } from '../upstream/errors.js';
+import { UpstreamError, badBody } from '../upstream/errors.js';
 import type { CallScope, FreshnessBound } from '../upstream/scope.js';
 
 /** The listing's largest page: the fewest calls for a full read. */
 export const INDEX_PAGE_SIZE = 200;
-/** A listing longer than this many pages is taken for a cursor loop, not a catalogue. */
-const MAX_PAGES = 1_000;
+/**
+ * A read is bounded in pages and bytes, so that a listing that never ends (fresh cursors page after
+ * page) ends the read soon, and the index held is served meanwhile. With an index held: twice its
+ * pages and bytes and some; before the first build: these.
+ */
+const MAX_PAGES_COLD = 250;
+const MAX_BYTES_COLD = 64 * 1024 * 1024;
+const MIN_PAGES = 10;
+const MIN_BYTES = 32 * 1024 * 1024;
+/** A read that lost more than this share of the index held is taken for a broken answer, unless reads say so this many times in a row. */
+const MAX_LOSS = 0.5;
+const SHRINKS_BELIEVED = 3;
 /** Distinct filters whose matches one snapshot keeps (a page is then a slice of a ready list). */
 const MATCH_CACHE_SIZE = 512;
 /** The prediction statuses listed when a filter names none: the upstream's default. */
@@ -138,6 +148,8 @@ interface Snapshot {
   /** Places a filter selects, by the filter's canonical key, filled as filters are asked for. */
   matches: LRUCache<string, readonly number[]>;
   builtAt: number;
+  /** Body bytes the read took. */
+  bytes: number;
 }
 
 /** The snapshot one operation is served, and its source when the operation's bound decided it (else by age). */
@@ -167,7 +179,7 @@ function append<K>(map: Map<K, number[]>, key: K, place: number): void {
   else if (places.at(-1) !== place) places.push(place);
 }
 
-function buildSnapshot(list: Market[], builtAt: number): Snapshot {
+function buildSnapshot(list: Market[], builtAt: number, bytes: number): Snapshot {
   const markets = new Map<string, Market>();
   const ordinal = new Map<string, number>();
   const providers = new Map<string, Provider>();
@@ -182,7 +194,7 @@ function buildSnapshot(list: Market[], builtAt: number): Snapshot {
     append(byProvider, market.provider.providerId, place);
     for (const address of filterTokenAddresses(market)) append(byAsset, address, place);
   });
-  return { list, markets, ordinal, providers, byType, byProvider, byAsset, matches: new LRUCache({ max: MATCH_CACHE_SIZE }), builtAt };
+  return { list, markets, ordinal, providers, byType, byProvider, byAsset, matches: new LRUCache({ max: MATCH_CACHE_SIZE }), builtAt, bytes };
 }
 
 /** The ascending union of some places lists (values of one filter field). */
@@ -254,13 +266,16 @@ export function createMarketIndex(deps: ServiceDeps, options: MarketIndexOptions
   let timer: NodeJS.Timeout | null = null;
   let stopped = false;
   let builds = 0;
+  // The last read was refused (its records unreadable, or most of the index gone): the index held is stale until a read is accepted.
+  let refused = false;
+  let shrinks = 0;
   // The snapshot each held market belongs to: a market's freshness is its snapshot's.
   const owners = new WeakMap<Market, Snapshot>();
   // What each bounded operation is served, decided at its first lookup.
   const served = new WeakMap<FreshnessBound, Promise<Served>>();
   const settled = new WeakMap<FreshnessBound, Served>();
 
-  const isStale = (): boolean => snapshot === null || now() - snapshot.builtAt > staleAfterMs;
+  const isStale = (): boolean => snapshot === null || refused || now() - snapshot.builtAt > staleAfterMs;
 
   new Gauge({
     name: 'gateway_market_index_markets',
@@ -280,30 +295,60 @@ export function createMarketIndex(deps: ServiceDeps, options: MarketIndexOptions
   });
 
   async function readListing(signal: AbortSignal): Promise<Snapshot> {
+    const held = snapshot;
+    const maxPages = held ? Math.max(MIN_PAGES, 2 * Math.ceil(held.list.length / INDEX_PAGE_SIZE) + 5) : MAX_PAGES_COLD;
+    const maxBytes = held ? Math.max(MIN_BYTES, 2 * held.bytes) : MAX_BYTES_COLD;
     const markets = new Map<string, Market>();
     const seenCursors = new Set<string>();
     let cursor: string | null = null;
-    for (let page = 0; page < MAX_PAGES; page++) {
+    let bytes = 0;
+    let unreadable = 0;
+    for (let page = 0; page < maxPages && bytes <= maxBytes; page++) {
       const result = await upstream.markets.listMarkets({
         predictionStatus: MARKET_STATUSES,
         limit: INDEX_PAGE_SIZE,
         cursor,
         scope: { signal },
       });
+      bytes += result.bytes ?? 0;
+      unreadable += result.unreadable ?? 0;
       const tokens: TokenRef[] = [];
       for (const market of result.markets) {
         // A market listed twice (the listing moved under the read) keeps its first place.
         if (!markets.has(market.marketId)) markets.set(market.marketId, market);
         tokens.push(...marketTokens(market));
       }
-      if (tokens.length > 0) options.onTokens?.(tokens);
       cursor = result.cursor;
-      if (cursor === null) return buildSnapshot([...markets.values()], now());
+      if (cursor === null) {
+        const list = [...markets.values()];
+        checkListing(held, list.length, unreadable);
+        if (tokens.length > 0) options.onTokens?.(tokens);
+        return buildSnapshot(list, now(), bytes);
+      }
+      if (tokens.length > 0) options.onTokens?.(tokens);
       if (seenCursors.has(cursor)) break;
       seenCursors.add(cursor);
     }
     // A broken answer of the markets service, reported as any other (UPSTREAM_UNAVAILABLE to callers).
-    throw badBody('markets', `the listing did not end (cursor loop or more than ${MAX_PAGES} pages)`);
+    throw badBody('markets', `the listing did not end (cursor loop, or over ${maxPages} pages or ${maxBytes} bytes)`);
+  }
+
+  /**
+   * A read is trusted only when most of what it sent could be read, and it did not lose most of the
+   * index held (unless reads keep saying so: a listing that did shrink). Else it is refused: the index
+   * held stays, flagged stale.
+   */
+  function checkListing(held: Snapshot | null, readable: number, unreadable: number): void {
+    if (!held) return;
+    const mostUnreadable = unreadable > 0 && unreadable >= readable;
+    const shrunk = readable < held.list.length * (1 - MAX_LOSS);
+    shrinks = shrunk && !mostUnreadable ? shrinks + 1 : 0;
+    if (!mostUnreadable && (!shrunk || shrinks >= SHRINKS_BELIEVED)) return;
+    logger.warn(
+      { held: held.list.length, readable, unreadable },
+      'market index: the listing read lost most of its valid records; keeping the previous index, flagged stale',
+    );
+    throw badBody('markets', `the listing lost most of its valid records (${readable} readable, ${unreadable} unreadable, ${held.list.length} held)`);
   }
 
   /** One read of the whole listing at a time; callers during a read share it. */
@@ -312,11 +357,19 @@ export function createMarketIndex(deps: ServiceDeps, options: MarketIndexOptions
     const controller = new AbortController();
     abort = controller;
     inflight = readListing(controller.signal)
-      .then((next) => {
-        for (const market of next.list) owners.set(market, next);
-        snapshot = next;
-        builds++;
-      })
+      .then(
+        (next) => {
+          for (const market of next.list) owners.set(market, next);
+          snapshot = next;
+          refused = false;
+          builds++;
+        },
+        (err: unknown) => {
+          // A refused read (or one that did not end) leaves the index held, flagged stale at once.
+          if (err instanceof UpstreamError && err.code === 'EBADBODY' && snapshot) refused = true;
+          throw err;
+        },
+      )
       .finally(() => {
         inflight = null;
         if (abort === controller) abort = null;
@@ -352,7 +405,7 @@ export function createMarketIndex(deps: ServiceDeps, options: MarketIndexOptions
   }
 
   function freshness(held: Snapshot, source: FreshnessSource | null): IndexFreshness {
-    const stale = source === 'STALE' || (source === null && now() - held.builtAt > staleAfterMs);
+    const stale = source === 'STALE' || (source === null && ((refused && held === snapshot) || now() - held.builtAt > staleAfterMs));
     return { source: source ?? (stale ? 'STALE' : 'CACHE'), asOf: new Date(held.builtAt), stale };
   }
 

@@ -47,7 +47,8 @@ export interface Breaker {
  */
 function countsAsFailure(error: unknown): boolean {
   if (endedByCaller(error)) return false;
-  if (error instanceof UpstreamError) return error.kind === 'UNAVAILABLE';
+  // The gateway's own budget of bytes in flight says nothing of the upstream.
+  if (error instanceof UpstreamError) return error.kind === 'UNAVAILABLE' && error.code !== 'EINFLIGHTBYTES';
   return true;
 }
 

@@ -1,5 +1,6 @@
 import { request, type Dispatcher } from 'undici';
 import { sleep, whenAborted } from './abort.js';
+import { DEFAULT_BODY_LIMIT, ROUTE_BODY_LIMITS, type InFlightBytes } from './body.js';
 import { createBreaker, type BreakerOptions, type BreakerState } from './breaker.js';
 import type { ServiceName, UpstreamErrorKind } from './errors.js';
 import { deadlineExceeded } from './deadline.js';
@@ -60,6 +61,8 @@ export interface HttpClientOptions {
   retry?: RetryOptions | false;
   onRequest?: (info: RequestInfo) => void;
   onBreakerStateChange?: (service: ServiceName, state: BreakerState) => void;
+  /** The process-wide budget of upstream body bytes being read at once (body.ts); absent: none. */
+  inFlight?: InFlightBytes;
 }
 
 export interface GetOptions {
@@ -69,6 +72,10 @@ export interface GetOptions {
   scope?: CallScope;
   /** Route template for metrics; defaults to the method and path. */
   route?: string;
+  /** The largest body this call accepts; default the route's (`ROUTE_BODY_LIMITS`), else `DEFAULT_BODY_LIMIT`. */
+  maxBytes?: number;
+  /** Learns the size of the answer's body. */
+  onBytes?: (bytes: number) => void;
 }
 
 export interface PostOptions {
@@ -177,7 +184,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         }
       }
       state.status = response.statusCode;
-      return await readResponse<T>(service, method, response);
+      const maxBytes = opts.maxBytes ?? ROUTE_BODY_LIMITS[opts.route ?? ''] ?? DEFAULT_BODY_LIMIT;
+      return await readResponse<T>(service, method, response, { maxBytes, inFlight: options.inFlight }, opts.onBytes);
     } catch (error) {
       // The deadline or the caller's signal aborts undici with our own reason; anything else passes through.
       if (error instanceof Deadline || error instanceof CallerAborted || error instanceof OutOfTime) throw error;

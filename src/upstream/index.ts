@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { createAlertsClient, type AlertsClient } from './alerts/client.js';
 import { createAssetsClient, type AssetsClient } from './assets/client.js';
+import { InFlightBytes } from './body.js';
 import {
   createAgent,
   createHttpClient,
@@ -34,6 +35,8 @@ export interface UpstreamConfig {
   breaker?: BreakerOptions | false;
   /** `false` disables the one connection-level retry of GETs. */
   retry?: RetryOptions | false;
+  /** Upstream body bytes all calls together may be reading at once; past it, calls fail fast (body.ts). Default 64 MiB. */
+  inFlightMaxBytes?: number;
   /** Called once per upstream call (metrics, logs). */
   onRequest?: (info: RequestInfo) => void;
   onBreakerStateChange?: (service: ServiceName, state: BreakerState) => void;
@@ -45,6 +48,8 @@ export interface Upstream {
   assets: AssetsClient;
   /** Present when `assetsFallbackUrl` is configured. */
   assetsFallback: AssetsClient | null;
+  /** The budget of upstream body bytes being read, shared by every client. */
+  inFlight: InFlightBytes;
   /** Stops the breakers and closes the shared pool (when this module built it). */
   close(): Promise<void>;
 }
@@ -62,6 +67,7 @@ export function createUpstream(config: UpstreamConfig): Upstream {
     });
 
   const gatewayKey: Record<string, string> = config.serviceClientKey ? { 'x-service-client-key': config.serviceClientKey } : {};
+  const inFlight = new InFlightBytes(config.inFlightMaxBytes ?? 64 * 1024 * 1024);
   const https: HttpClient[] = [];
   const http = (service: ServiceName, baseUrl: string, defaultHeaders: Record<string, string>, timeout: number | undefined) => {
     const client = createHttpClient({
@@ -70,6 +76,7 @@ export function createUpstream(config: UpstreamConfig): Upstream {
       agent,
       defaultHeaders,
       timeoutMs: timeout ?? timeoutMs,
+      inFlight,
       ...(config.breaker !== undefined ? { breaker: config.breaker } : {}),
       ...(config.retry !== undefined ? { retry: config.retry } : {}),
       ...(config.onRequest ? { onRequest: config.onRequest } : {}),
@@ -94,6 +101,7 @@ export function createUpstream(config: UpstreamConfig): Upstream {
     markets,
     assets,
     assetsFallback,
+    inFlight,
     async close() {
       for (const client of https) client.close();
       if (ownAgent) await agent.close();
@@ -102,6 +110,7 @@ export function createUpstream(config: UpstreamConfig): Upstream {
 }
 
 export { UpstreamError } from './http.js';
+export { InFlightBytes, ROUTE_BODY_LIMITS } from './body.js';
 export type {
   AgentOptions,
   BreakerOptions,

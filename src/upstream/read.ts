@@ -56,6 +56,23 @@ export function mapEach<T>(values: unknown, map: (raw: unknown) => T | null): T[
   return out;
 }
 
+/**
+ * The first of each identity, in the order sent: where the contract gives records an identity
+ * (positions, channels, inbox items, search results, markets), a record sent twice is one record,
+ * counted and summed once.
+ */
+export function distinctBy<T>(items: readonly T[], identity: (item: T) => string): T[] {
+  const seen = new Set<string>();
+  const out: T[] = [];
+  for (const item of items) {
+    const id = identity(item);
+    if (seen.has(id)) continue;
+    seen.add(id);
+    out.push(item);
+  }
+  return out;
+}
+
 /** Runs a mapper; a `Malformed` record becomes null, any other error is a bug and propagates. */
 export function orNull<T>(map: () => T | null): T | null {
   try {

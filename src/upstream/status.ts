@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import { ERROR_BODY_LIMIT, withBody, type BodyLimits } from './body.js';
 import { UpstreamError, badBody, type ServiceName, type UpstreamErrorKind } from './errors.js';
 import { isObject } from './read.js';
 
@@ -6,24 +7,35 @@ import { isObject } from './read.js';
 
 const MAX_MESSAGE = 300;
 
-/** The parsed JSON object of a 2xx answer; any other answer rejects with the `UpstreamError` its status means. */
-export async function readResponse<T>(service: ServiceName, method: string, response: Dispatcher.ResponseData): Promise<T> {
+/**
+ * The parsed JSON object of a 2xx answer, its body read within `limits` (body.ts); any other answer
+ * rejects with the `UpstreamError` its status means. `onBytes` learns the size of a 2xx body.
+ */
+export async function readResponse<T>(
+  service: ServiceName,
+  method: string,
+  response: Dispatcher.ResponseData,
+  limits: BodyLimits,
+  onBytes?: (bytes: number) => void,
+): Promise<T> {
   const { statusCode: status } = response;
   if (status >= 200 && status < 300) {
-    const text = await response.body.text();
-    if (text.trim() === '') {
-      // The void POSTs answer `{}`; an empty body there is harmless. A read must carry a body.
-      if (method === 'POST' || status === 204) return {} as T;
-      throw badBody(service, 'empty', status);
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      throw badBody(service, 'not JSON', status);
-    }
-    if (!isObject(parsed)) throw badBody(service, 'not a JSON object', status);
-    return parsed as T;
+    return withBody(service, response, limits, (text, bytes) => {
+      onBytes?.(bytes);
+      if (text.trim() === '') {
+        // The void POSTs answer `{}`; an empty body there is harmless. A read must carry a body.
+        if (method === 'POST' || status === 204) return {} as T;
+        throw badBody(service, 'empty', status);
+      }
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        throw badBody(service, 'not JSON', status);
+      }
+      if (!isObject(parsed)) throw badBody(service, 'not a JSON object', status);
+      return parsed as T;
+    });
   }
 
   if (status < 400) {
@@ -31,7 +43,7 @@ export async function readResponse<T>(service: ServiceName, method: string, resp
     throw new UpstreamError({ service, kind: 'UNAVAILABLE', status, retryable: false });
   }
 
-  const text = await response.body.text().catch(() => '');
+  const text = await withBody(service, response, { maxBytes: ERROR_BODY_LIMIT, inFlight: limits.inFlight }, (t) => t).catch(() => '');
   const payload = parseJsonObject(text);
   switch (status) {
     case 400:

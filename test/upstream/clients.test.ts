@@ -213,7 +213,7 @@ describe('markets client', () => {
 
   it('listing without parameters sends no query; a null cursor ends the listing', async () => {
     agent.get(ORIGIN).intercept({ path: '/markets/v0/markets', method: 'GET' }).reply(200, { markets: [], cursor: null }, json);
-    await expect(upstream().markets.listMarkets()).resolves.toEqual({ markets: [], cursor: null });
+    await expect(upstream().markets.listMarkets()).resolves.toEqual({ markets: [], cursor: null, unreadable: 0, bytes: expect.any(Number) });
   });
 
   it('a listing whose markets is not a list is UNAVAILABLE', async () => {
@@ -374,7 +374,7 @@ describe('createUpstream', () => {
     agent.get(ORIGIN).intercept({ path: '/markets/v0/markets', method: 'GET' }).reply(200, { markets: [], cursor: null }, json);
     const up = upstream();
     await up.close();
-    await expect(up.markets.listMarkets()).resolves.toEqual({ markets: [], cursor: null });
+    await expect(up.markets.listMarkets()).resolves.toEqual({ markets: [], cursor: null, unreadable: 0, bytes: expect.any(Number) });
   });
 
   it('reports each call to onRequest with a route template, never ids or headers', async () => {

@@ -1,9 +1,11 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { badUserInput } from '../../errors.js';
 
 /**
  * Opaque connection cursors: base64url JSON of a payload each connection types and checks itself
- * (its place in the list, and what binds the cursor to the arguments it was issued for).
+ * (its place in the list, and what binds the cursor to the arguments it was issued for), followed by
+ * `.` and a MAC of it (HMAC-SHA256, 128 bits). A cursor the gateway did not issue, or one edited
+ * after, is refused before anything in it is read: no upstream cursor a caller wrote reaches an upstream.
  */
 
 /** A Relay connection's `pageInfo`, as every connection of the gateway returns it. */
@@ -20,8 +22,67 @@ const BASE64URL = /^[A-Za-z0-9_-]+$/;
 /** An upstream's cursor rides inside ours: printable ASCII without spaces. */
 const UPSTREAM_CURSOR = /^[\x21-\x7e]+$/;
 
+/** Length of the MAC's base64url text (16 bytes). */
+const MAC_LENGTH = 22;
+
+/** The keys cursors are signed with: `current` signs and verifies, `previous` (a rotation's grace period) verifies only. */
+export interface CursorKeys {
+  current: Buffer;
+  previous: Buffer | null;
+}
+
+/** Where the current key came from, for the start-up log. */
+export type CursorKeySource = 'CURSOR_SECRET' | 'WEBHOOK_SECRET' | 'per-process' | 'development';
+
+/** Every development process shares this key (so development replicas agree); it is no secret: production sets one. */
+const DEVELOPMENT_KEY = 'alerts-markets-gateway development cursor key (not a secret)';
+
+const derive = (secret: string, purpose: string): Buffer => createHmac('sha256', secret).update(purpose).digest();
+
+/**
+ * The cursor keys a configuration gives: `CURSOR_SECRET` (and `CURSOR_SECRET_PREVIOUS`, still
+ * accepted during a rotation); without it, a key derived from `WEBHOOK_SECRET` (every replica shares
+ * it); without either, in production a random key of this process (its cursors work on it alone,
+ * hence a warning), in development a fixed development key.
+ */
+export function cursorKeys(config: {
+  cursorSecret: string | null;
+  cursorSecretPrevious: string | null;
+  webhookSecret: string | null;
+  production: boolean;
+}): CursorKeys & { source: CursorKeySource } {
+  const previous = config.cursorSecretPrevious ? derive(config.cursorSecretPrevious, 'cursor') : null;
+  if (config.cursorSecret) return { current: derive(config.cursorSecret, 'cursor'), previous, source: 'CURSOR_SECRET' };
+  if (config.webhookSecret) return { current: derive(config.webhookSecret, 'gateway cursor key'), previous, source: 'WEBHOOK_SECRET' };
+  if (config.production) return { current: randomBytes(32), previous, source: 'per-process' };
+  return { current: derive(DEVELOPMENT_KEY, 'cursor'), previous, source: 'development' };
+}
+
+let keys: CursorKeys = { current: derive(DEVELOPMENT_KEY, 'cursor'), previous: null };
+
+/** Sets the keys of the process (at boot, from the configuration: `cursorKeys`). */
+export function setCursorKeys(next: CursorKeys): void {
+  keys = { current: next.current, previous: next.previous };
+}
+
+const mac = (key: Buffer, body: string): Buffer => createHmac('sha256', key).update(body).digest().subarray(0, 16);
+
+/** The payload text of a cursor whose MAC one of the keys made; null otherwise. */
+function verified(text: string): string | null {
+  const dot = text.length - MAC_LENGTH - 1;
+  if (dot < 1 || text[dot] !== '.') return null;
+  const body = text.slice(0, dot);
+  const given = Buffer.from(text.slice(dot + 1), 'base64url');
+  if (given.length !== 16) return null;
+  for (const key of [keys.current, keys.previous]) {
+    if (key && timingSafeEqual(mac(key, body), given)) return body;
+  }
+  return null;
+}
+
 export function encodeCursor<T>(payload: T): string {
-  return Buffer.from(JSON.stringify(payload)).toString('base64url');
+  const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
+  return `${body}.${mac(keys.current, body).toString('base64url')}`;
 }
 
 /**
@@ -33,7 +94,8 @@ export function decodeCursor<T>(
   validate: (payload: unknown) => T | null,
   invalid: { field: string; message: string },
 ): T {
-  const json = text.length <= MAX_CURSOR_LENGTH && BASE64URL.test(text) ? parseJson(Buffer.from(text, 'base64url').toString('utf8')) : null;
+  const body = text.length <= MAX_CURSOR_LENGTH ? verified(text) : null;
+  const json = body !== null && BASE64URL.test(body) ? parseJson(Buffer.from(body, 'base64url').toString('utf8')) : null;
   const payload = json ? validate(json.value) : null;
   if (payload === null) throw badUserInput(invalid.message, invalid.field);
   return payload;

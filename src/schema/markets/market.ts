@@ -1,4 +1,5 @@
 import type { Freshness, Market, MarketType } from '../../models/index.js';
+import { passthrough } from '../../errors.js';
 import type { Context } from '../../context.js';
 import { MARKET_HISTORY_RESOLUTIONS, MAX_HISTORY_POINTS } from '../../upstream/index.js';
 import { builder } from '../builder.js';
@@ -75,7 +76,11 @@ MarketRef.implement({
     }),
     provider: t.field({ type: ProviderRef, nullable: false, description: 'Who offers the market.', resolve: (m) => m.provider }),
     websiteUrl: t.exposeString('websiteUrl', { description: "The market's page on the provider's site." }),
-    additionalData: t.field({ type: 'JSON', description: 'Extra data the upstream sends as is.', resolve: (m) => m.additionalData }),
+    additionalData: t.field({
+      type: 'JSON',
+      description: 'Extra data the upstream sends as is (within 16 deep and 16 KiB: past them, a field error).',
+      resolve: (m) => passthrough(m.additionalData, 'markets'),
+    }),
     freshness: t.field({
       type: FreshnessRef,
       nullable: false,

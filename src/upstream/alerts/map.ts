@@ -13,7 +13,7 @@ import type {
   Topic,
   TopicRef,
 } from '../../models/alerts.js';
-import { array, isObject, mapEach, optBoolean, optNumber, optObject, optString, orNull, reqString, type Raw } from '../read.js';
+import { array, distinctBy, isObject, mapEach, optBoolean, optNumber, optObject, optString, orNull, reqString, type Raw } from '../read.js';
 import type {
   RawAlert,
   RawAppsResponse,
@@ -55,13 +55,14 @@ export function mapChannel(raw: RawChannel, key: string): Channel | null {
   }));
 }
 
-/** One channel per listing key, in the order sent. */
+/** One channel per listing key, in the order sent; a channel (by id) listed under two keys keeps its first. */
 export function mapChannelListing(raw: RawChannelListing): Channel[] {
   if (!isObject(raw)) return [];
-  return mapEach(Object.entries(raw), (entry) => {
+  const channels = mapEach(Object.entries(raw), (entry) => {
     const [key, channel] = entry as [string, RawChannel];
     return mapChannel(channel, key);
   });
+  return distinctBy(channels, (c) => c.id);
 }
 
 export function mapTelegramPrepared(raw: RawTelegramPrepared): TelegramChannelSetup | null {
@@ -164,7 +165,10 @@ export function mapInbox(raw: RawHistoryResponse): InboxPage {
   const summary = mapInboxSummary(raw.summary);
   return {
     ...summary,
-    notifications: mapEach(raw.alerts, (a) => mapNotification(a as RawAlert, summary.lastReadAt)),
+    notifications: distinctBy(
+      mapEach(raw.alerts, (a) => mapNotification(a as RawAlert, summary.lastReadAt)),
+      (n) => n.notificationId,
+    ),
     limit: optNumber(raw.limit) ?? array(raw.alerts).length,
     cursor: typeof raw.cursor === 'string' && raw.cursor ? raw.cursor : null,
   };

@@ -1,5 +1,5 @@
 import type { Asset, AssetSearchPage, AssetSummary, AssetType, PriceHistory } from '../../models/asset.js';
-import { array, isObject, mapEach, optNumber, optObject, optString, orNull, reqNumber, reqString } from '../read.js';
+import { array, distinctBy, isObject, mapEach, optNumber, optObject, optString, orNull, reqNumber, reqString } from '../read.js';
 import type { RawAsset, RawAssetHistoryResponse, RawAssetSummary, RawSearchResponse } from './types.js';
 
 const TYPES: Record<string, AssetType> = { token: 'TOKEN', stock: 'STOCK', rwa: 'RWA' };
@@ -56,7 +56,10 @@ export function mapAsset(raw: RawAsset): Asset | null {
 
 export function mapSearch(raw: RawSearchResponse): AssetSearchPage {
   return {
-    results: mapEach(raw.results, (r) => mapAssetSummary(r as RawAssetSummary)),
+    results: distinctBy(
+      mapEach(raw.results, (r) => mapAssetSummary(r as RawAssetSummary)),
+      (a) => a.assetId,
+    ),
     cursor: typeof raw.cursor === 'string' && raw.cursor ? raw.cursor : null,
   };
 }

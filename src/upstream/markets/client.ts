@@ -3,9 +3,10 @@ import type { MarketHistory, MarketPage } from '../../models/market.js';
 import type { Position, PositionHistory } from '../../models/position.js';
 import { badBody } from '../errors.js';
 import type { HttpClient } from '../http.js';
-import { isObject, isoTime } from '../read.js';
+import { distinctBy, isObject, isoTime } from '../read.js';
 import { MARKET_HISTORY_RESOLUTIONS, POSITION_HISTORY_RESOLUTIONS, resolutionParam } from '../resolution.js';
-import { mapMarketHistory, mapMarkets, mapPositionHistory, mapPositions, rawMarketStatus, rawMarketType } from './map.js';
+import { positionsBodyLimit } from '../body.js';
+import { mapMarketHistory, mapMarkets, mapPositionHistory, mapPositions, marketType, rawMarketStatus, rawMarketType } from './map.js';
 import type {
   RawMarketFilters,
   RawMarketHistoryResponse,
@@ -73,6 +74,11 @@ export interface MarketsClient {
   getPositionHistory(params: PositionHistoryParams): Promise<PositionHistory[]>;
 }
 
+/** Records that are not of a type the gateway does not know: those left out by design are not unreadable. */
+function knownTypes(records: readonly unknown[]): number {
+  return records.filter((r) => !(isObject(r) && typeof r['type'] === 'string' && marketType(r['type']) === null)).length;
+}
+
 export function createMarketsClient(http: HttpClient): MarketsClient {
   const service = http.service;
 
@@ -81,9 +87,11 @@ export function createMarketsClient(http: HttpClient): MarketsClient {
       const filters: RawMarketFilters | undefined = params.predictionStatus?.length
         ? { prediction: { status: params.predictionStatus.map(rawMarketStatus) } }
         : undefined;
+      let bytes = 0;
       const raw = await http.get<RawMarketsResponse>('/v0/markets', {
         route: 'GET /v0/markets',
         scope: params.scope,
+        onBytes: (n) => (bytes = n),
         query: {
           type: params.types?.map(rawMarketType),
           provider: params.providers,
@@ -94,7 +102,13 @@ export function createMarketsClient(http: HttpClient): MarketsClient {
         },
       });
       if (!Array.isArray(raw.markets)) throw badBody(service, 'markets is not a list');
-      return { markets: mapMarkets(raw.markets), cursor: typeof raw.cursor === 'string' && raw.cursor ? raw.cursor : null };
+      const mapped = mapMarkets(raw.markets);
+      return {
+        markets: distinctBy(mapped, (m) => m.marketId),
+        cursor: typeof raw.cursor === 'string' && raw.cursor ? raw.cursor : null,
+        unreadable: knownTypes(raw.markets) - mapped.length,
+        bytes,
+      };
     },
 
     async getMarketHistory(params) {
@@ -124,6 +138,7 @@ export function createMarketsClient(http: HttpClient): MarketsClient {
       const raw = await http.get<RawPositionsResponse>('/v0/positions/owners', {
         route: 'GET /v0/positions/owners',
         scope: params.scope,
+        maxBytes: positionsBodyLimit(params.walletAddresses.length),
         query: {
           walletAddresses: params.walletAddresses,
           type: params.type ? rawMarketType(params.type) : undefined,
@@ -132,7 +147,13 @@ export function createMarketsClient(http: HttpClient): MarketsClient {
         },
       });
       if (!Array.isArray(raw.positions)) throw badBody(service, 'positions is not a list');
-      return mapPositions(raw.positions);
+      const positions = mapPositions(raw.positions);
+      // When most positions (of types the gateway knows) cannot be read, the answer is broken: a wallet
+      // worth $0 would be a lie, an error is not.
+      const known = knownTypes(raw.positions);
+      if (known > 0 && positions.length * 2 <= known) throw badBody(service, `${known - positions.length} of ${known} positions unreadable`);
+      // The wallet's sums (totalValueUsd) count each position once.
+      return distinctBy(positions, (p) => `${p.ownerAddress} ${p.positionId}`);
     },
 
     async getPositionHistory(params) {

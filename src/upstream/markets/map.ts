@@ -13,6 +13,7 @@ import type {
   YieldMarket,
 } from '../../models/market.js';
 import type { Position, PositionHistory, PositionReward } from '../../models/position.js';
+import { boundedPassthrough } from '../../models/passthrough.js';
 import { assetIdForSolana } from '../assets/ids.js';
 import {
   isObject,
@@ -131,7 +132,7 @@ function mapMarketStrict(raw: RawMarket | null | undefined, status: MarketStatus
     marketName: optString(additionalData?.['marketName']),
     provider: mapProvider(raw.provider),
     websiteUrl: optString(raw.websiteUrl),
-    additionalData,
+    additionalData: boundedPassthrough(additionalData),
     status,
     actions: mapActions((raw as Raw)['actions']),
   };
@@ -315,7 +316,7 @@ function mapPositionStrict(raw: RawPosition | null | undefined): Position | null
     websiteUrl: optString(raw.websiteUrl),
     bundleId: optString(raw.bundleId),
     rewards: mapPositionRewards((raw as Raw)['rewards']),
-    additionalData: optObject(raw.additionalData),
+    additionalData: boundedPassthrough(optObject(raw.additionalData)),
     actions: mapActions((raw as Raw)['actions']),
   };
 

@@ -1,0 +1,139 @@
+import type { Dispatcher } from 'undici';
+import { UpstreamError, type ServiceName } from './errors.js';
+
+/**
+ * Upstream bodies read within bounds: each route's answer is capped at what its contract can hold
+ * (UPSTREAM.md's limits, with room to spare), and the bytes of every body being read at once, all
+ * calls together, within a process-wide budget. Past either, the call fails at once (the body is
+ * dropped unread) with an `UpstreamError` its field reports, instead of the process holding it.
+ */
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+/**
+ * The largest answer of each route, by route template. A record of a few KB gets tens; a page gets
+ * its item limit times a generous record. Calls whose size depends on their arguments (a positions
+ * call of N wallets) pass their own `maxBytes`.
+ */
+export const ROUTE_BODY_LIMITS: Readonly<Record<string, number>> = {
+  // An asset record is a few hundred bytes (a long description included, well under 64 KiB).
+  'GET /v0/assets/{id}': 64 * KiB,
+  // At most 100 summaries of a few hundred bytes.
+  'GET /v0/search': 512 * KiB,
+  // At most 2,000 points of about 60 bytes.
+  'GET /v0/assets/{id}/history': 1 * MiB,
+  // At most 200 markets of about 2 KB (350 KB seen), passthrough data bounded per market.
+  'GET /v0/markets': 8 * MiB,
+  // 50 markets' histories; a year of days or months of hours.
+  'GET /v0/markets/history': 8 * MiB,
+  // One wallet's positions' histories, at most 2,000 points per position.
+  'GET /v0/positions/history': 8 * MiB,
+  'GET /v2/auth': 16 * KiB,
+  'GET /v2/channels': 256 * KiB,
+  'GET /v2/apps': 1 * MiB,
+  // At most 20 alerts.
+  'GET /v2/history': 1 * MiB,
+  'GET /v2/history/summary': 16 * KiB,
+  // At most 1,000 addresses.
+  'GET /v2/{appId}/subscribers': 1 * MiB,
+};
+
+/** A route of no entry above (the writes' `{}` and channel records among them). */
+export const DEFAULT_BODY_LIMIT = 1 * MiB;
+/** One wallet's positions, markets embedded (about 2 KB each: 42 KB for 22 seen), room for 500. */
+export const POSITIONS_BODY_LIMIT_PER_WALLET = 1 * MiB;
+/** An error answer is read for its message only. */
+export const ERROR_BODY_LIMIT = 64 * KiB;
+
+/** The cap of one positions call: by the wallets it asks for, within 16 MiB. */
+export function positionsBodyLimit(wallets: number): number {
+  return Math.min(16 * MiB, Math.max(1, wallets) * POSITIONS_BODY_LIMIT_PER_WALLET);
+}
+
+/** The process-wide budget of upstream body bytes being read at once (`UPSTREAM_INFLIGHT_MAX_BYTES`). */
+export class InFlightBytes {
+  #used = 0;
+
+  constructor(readonly limit: number) {}
+
+  get used(): number {
+    return this.#used;
+  }
+
+  /** Takes `bytes` from the budget; false (nothing taken) when they do not fit. */
+  take(bytes: number): boolean {
+    if (this.#used + bytes > this.limit) return false;
+    this.#used += bytes;
+    return true;
+  }
+
+  give(bytes: number): void {
+    this.#used = Math.max(0, this.#used - bytes);
+  }
+}
+
+function tooLarge(service: ServiceName, status: number, limit: number): UpstreamError {
+  return new UpstreamError({
+    service,
+    kind: 'UNAVAILABLE',
+    status,
+    code: 'EBODYTOOLARGE',
+    retryable: false,
+    message: `${service} upstream sent a body over this route's ${limit} bytes`,
+  });
+}
+
+function overBudget(service: ServiceName, status: number): UpstreamError {
+  return new UpstreamError({
+    service,
+    kind: 'UNAVAILABLE',
+    status,
+    code: 'EINFLIGHTBYTES',
+    message: `${service} upstream: the gateway is reading as many upstream bytes as it may at once`,
+  });
+}
+
+export interface BodyLimits {
+  /** This call's cap. */
+  maxBytes: number;
+  /** The process-wide budget; absent: none. */
+  inFlight?: InFlightBytes | undefined;
+}
+
+/**
+ * Reads a body as UTF-8 within `limits`, then hands it to `use` while its bytes still count in the
+ * budget (a parse doubles what the text holds); the budget gets them back after. A declared length
+ * over the cap fails before a byte is read.
+ */
+export async function withBody<T>(
+  service: ServiceName,
+  response: Dispatcher.ResponseData,
+  limits: BodyLimits,
+  use: (text: string, bytes: number) => T,
+): Promise<T> {
+  const { statusCode: status, body } = response;
+  const declared = Number(response.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limits.maxBytes) {
+    body.destroy();
+    throw tooLarge(service, status, limits.maxBytes);
+  }
+  const chunks: Buffer[] = [];
+  let taken = 0;
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      if (taken + chunk.length > limits.maxBytes) throw tooLarge(service, status, limits.maxBytes);
+      if (limits.inFlight && !limits.inFlight.take(chunk.length)) throw overBudget(service, status);
+      taken += chunk.length;
+      chunks.push(chunk);
+    }
+    const text = Buffer.concat(chunks, taken).toString('utf8');
+    chunks.length = 0;
+    return use(text, taken);
+  } catch (error) {
+    body.destroy();
+    throw error;
+  } finally {
+    limits.inFlight?.give(taken);
+  }
+}
