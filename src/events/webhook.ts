@@ -1,4 +1,5 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { bulkhead } from 'cockatiel';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from '../logger.js';
 import { isObject } from '../upstream/read.js';
@@ -27,6 +28,10 @@ export interface WebhookOptions {
 export function useEventsWebhook(options: WebhookOptions): Plugin {
   const { secret, events, logger } = options;
   const maxBodyBytes = options.maxBodyBytes ?? MAX_WEBHOOK_BODY_BYTES;
+  // Checking and reading a batch is CPU work (an HMAC and a JSON parse of up to 8 MiB): one batch at a
+  // time, yielding between steps, so a flood of batches queues here instead of holding the event
+  // loop (and `/health`) for seconds. Bodies are read, and batches published, concurrently.
+  const reading = bulkhead(1, Number.POSITIVE_INFINITY);
 
   async function handle(request: Request, fetchAPI: { Response: typeof Response }): Promise<Response> {
     const reply = (status: number, body: unknown, headers: Record<string, string> = {}) =>
@@ -38,24 +43,8 @@ export function useEventsWebhook(options: WebhookOptions): Plugin {
     const rawBody = await readAtMost(request, maxBodyBytes);
     if (!rawBody) return reply(413, { error: `body larger than ${maxBodyBytes} bytes` });
 
-    const verdict = verifySignature(secret, {
-      timestamp: request.headers.get('x-service-timestamp'),
-      signature: request.headers.get('x-service-signature'),
-      rawBody,
-    });
-    if (!verdict.ok) {
-      logger.warn({ reason: verdict.reason, requestId: requestIdOf(request) }, 'webhook: rejected');
-      return reply(401, { error: verdict.reason });
-    }
-
-    let body: unknown;
-    try {
-      body = JSON.parse(Buffer.from(rawBody).toString('utf8'));
-    } catch {
-      return reply(400, { error: 'body is not valid JSON' });
-    }
-    const batch = await parseInSlices(body);
-    if ('error' in batch) return reply(400, { error: batch.error });
+    const batch = await reading.execute(() => verifyAndRead(request, rawBody));
+    if ('status' in batch) return reply(batch.status, { error: batch.error });
 
     let outcome;
     try {
@@ -66,6 +55,29 @@ export function useEventsWebhook(options: WebhookOptions): Plugin {
       return reply(503, { error: 'events could not be delivered; retry later' });
     }
     return reply(200, { received: batch.events.length + batch.ignored.length, duplicates: outcome.duplicates, ignored: outcome.ignored });
+  }
+
+  /** The batch a signed body holds, or the refusal (401, 400) with its reason. */
+  async function verifyAndRead(request: Request, rawBody: Uint8Array): Promise<ParsedBatch | { status: number; error: string }> {
+    await yieldToLoop();
+    const verdict = verifySignature(secret, {
+      timestamp: request.headers.get('x-service-timestamp'),
+      signature: request.headers.get('x-service-signature'),
+      rawBody,
+    });
+    if (!verdict.ok) {
+      logger.warn({ reason: verdict.reason, requestId: requestIdOf(request) }, 'webhook: rejected');
+      return { status: 401, error: verdict.reason };
+    }
+    await yieldToLoop();
+    let body: unknown;
+    try {
+      body = JSON.parse(Buffer.from(rawBody).toString('utf8'));
+    } catch {
+      return { status: 400, error: 'body is not valid JSON' };
+    }
+    const batch = await parseInSlices(body);
+    return 'error' in batch ? { status: 400, error: batch.error } : batch;
   }
 
   return {
@@ -91,7 +103,7 @@ async function parseInSlices(body: unknown): Promise<ParsedBatch | { error: stri
   if ('error' in whole) return whole;
   const events = (body as { events: unknown[] }).events;
   for (let start = 0; start < events.length; start += PARSE_SLICE) {
-    if (start > 0) await yieldToLoop();
+    await yieldToLoop();
     const slice = parseWebhookBody({ events: events.slice(start, start + PARSE_SLICE) }) as ParsedBatch;
     whole.events.push(...slice.events);
     whole.ignored.push(...slice.ignored);
