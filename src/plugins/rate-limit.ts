@@ -94,7 +94,7 @@ type Caller = Pick<Context, 'credentials' | 'request'> & { req?: IncomingMessage
 
 
 /** Whose budget an operation spends: a hash of the credential that names the caller, else the address. */
-function callerKey(context: Caller, operation: OperationDefinitionNode | undefined): string {
+export function callerKey(context: Caller, operation: OperationDefinitionNode | undefined): string {
   const { subscriber, apiKey } = context.credentials;
   if (apiKey && operation && isSend(operation)) return `app:${sha256(apiKey)}`;
   if (subscriber) return `subscriber:${subscriberKey(subscriber)}`;
