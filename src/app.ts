@@ -96,7 +96,7 @@ export function createApp(options: AppOptions): App {
       useRequestDeadline({ defaultMs: config.requestTimeoutDefaultMs, maxMs: config.requestTimeoutMaxMs }),
       useStrictUrlParams(),
       useDocumentLimits(),
-      useReadiness({ endpoint: '/ready', phase: () => phase, upstreams: services.upstreamHealth }),
+      useReadiness({ endpoint: '/ready', phase: () => phase, upstreams: services.upstreamHealth, eventsListening: () => services.events.listening }),
       useGraphQLStreamPath('/graphql', (request, serverContext) => yoga.fetch(request, serverContext)),
       // Without a secret nothing can be verified: the webhook path stays unknown (404).
       ...(config.webhookSecret ? [useEventsWebhook({ secret: config.webhookSecret, events: services.events, logger: services.logger })] : []),
