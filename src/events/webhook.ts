@@ -28,9 +28,11 @@ export interface WebhookOptions {
 export function useEventsWebhook(options: WebhookOptions): Plugin {
   const { secret, events, logger } = options;
   const maxBodyBytes = options.maxBodyBytes ?? MAX_WEBHOOK_BODY_BYTES;
-  // Checking and reading a batch is CPU work (an HMAC and a JSON parse of up to 8 MiB): one batch at a
-  // time, yielding between steps, so a flood of batches queues here instead of holding the event
-  // loop (and `/health`) for seconds. Bodies are read, and batches published, concurrently.
+  // A flood of batches queues rather than holding the event loop (and `/health`) for seconds: at most
+  // BODY_READERS bodies are read at once (the others wait in their sockets, unread: memory stays flat),
+  // each within BODY_READ_MS, and checking and reading a batch (an HMAC and a JSON parse of up to
+  // 8 MiB) is done one batch at a time, yielding between steps. Batches are published concurrently.
+  const intake = bulkhead(BODY_READERS, Number.POSITIVE_INFINITY);
   const reading = bulkhead(1, Number.POSITIVE_INFINITY);
 
   async function handle(request: Request, fetchAPI: { Response: typeof Response }): Promise<Response> {
@@ -40,7 +42,8 @@ export function useEventsWebhook(options: WebhookOptions): Plugin {
     if (request.method !== 'POST') return reply(405, { error: 'use POST' }, { allow: 'POST' });
     const declared = Number(request.headers.get('content-length') ?? 0);
     if (declared > maxBodyBytes) return reply(413, { error: `body larger than ${maxBodyBytes} bytes` });
-    const rawBody = await readAtMost(request, maxBodyBytes);
+    const rawBody = await intake.execute(() => readAtMost(request, maxBodyBytes, BODY_READ_MS));
+    if (rawBody === 'too-slow') return reply(408, { error: `body not received within ${BODY_READ_MS} ms` });
     if (!rawBody) return reply(413, { error: `body larger than ${maxBodyBytes} bytes` });
 
     const batch = await reading.execute(() => verifyAndRead(request, rawBody));
@@ -95,7 +98,11 @@ export function useEventsWebhook(options: WebhookOptions): Plugin {
 }
 
 /** Events read at a time: a batch of 10,000 takes about 150 ms to read, too long to hold the event loop. */
-const PARSE_SLICE = 500;
+const PARSE_SLICE = 250;
+/** Webhook bodies read at once. */
+const BODY_READERS = 2;
+/** How long one body may take to arrive once its reading starts (8 MiB at 1 MB/s): a slow sender does not hold a reader. */
+const BODY_READ_MS = 10_000;
 
 /** `parseWebhookBody`, a slice of events at a time, yielding to the event loop between slices. */
 async function parseInSlices(body: unknown): Promise<ParsedBatch | { error: string }> {
@@ -111,21 +118,31 @@ async function parseInSlices(body: unknown): Promise<ParsedBatch | { error: stri
   return whole;
 }
 
-/** The body's bytes, or `null` once more than `limit` arrive (the rest is not read). */
-async function readAtMost(request: Request, limit: number): Promise<Uint8Array | null> {
+/** The body's bytes; `null` once more than `limit` arrive, `too-slow` past `deadlineMs` (the rest is not read). */
+async function readAtMost(request: Request, limit: number, deadlineMs: number): Promise<Uint8Array | null | 'too-slow'> {
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
+  let late = false;
+  const timer = setTimeout(() => ((late = true), void reader.cancel().catch(() => {})), deadlineMs);
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      return null;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (late) return 'too-slow';
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) {
+        await reader.cancel().catch(() => {});
+        return null;
+      }
+      chunks.push(value);
     }
-    chunks.push(value);
+  } catch (error) {
+    if (late) return 'too-slow';
+    throw error;
+  } finally {
+    clearTimeout(timer);
   }
   return Buffer.concat(chunks);
 }

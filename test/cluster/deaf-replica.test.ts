@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signatureHeaders } from '../../src/simulator/events/index.js';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { trending } from '../events/helpers.js';
-import { freePort, needsRedis, startProcess, startRedis, stopProcess, type StartedProcess } from '../helpers/processes.js';
+import { freePort, needsRedis, startGatewayProcess, startRedis, stopProcess, untilGatewayReady, type StartedProcess } from '../helpers/processes.js';
 
 /**
  * Fresh replica pairs (real processes, `node --import tsx src/server.ts`) on one real redis-server,
@@ -12,7 +12,6 @@ import { freePort, needsRedis, startProcess, startRedis, stopProcess, type Start
  */
 const FILE = 'test/cluster/deaf-replica.test.ts';
 const haveRedis = needsRedis(FILE);
-const ROOT = new URL('../../', import.meta.url).pathname;
 const SECRET = 'deaf-replica-secret';
 const PAIRS = 4;
 
@@ -35,26 +34,9 @@ describe.runIf(haveRedis)('no deaf replica', () => {
   }, 30_000);
 
   async function replica(): Promise<string> {
-    const port = await freePort();
-    const env = {
-      ...process.env,
-      ALERTS_URL: sim.urls.alerts,
-      MARKETS_URL: sim.urls.markets,
-      ASSETS_URL: sim.urls.assets,
-      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-      WEBHOOK_SECRET: SECRET,
-      LOG_LEVEL: 'warn',
-      PORT: String(port),
-    };
-    const gateway = await startProcess(process.execPath, ['--import', 'tsx', 'src/server.ts'], null, { cwd: ROOT, env });
+    const { url, process: gateway } = await startGatewayProcess(sim.urls, { REDIS_URL: `redis://127.0.0.1:${redisPort}`, WEBHOOK_SECRET: SECRET });
     started.push(gateway);
-    const url = `http://127.0.0.1:${port}`;
-    // As soon as the port answers anything: long before the replica is ready.
-    for (;;) {
-      if (gateway.child.exitCode !== null) throw new Error(`replica exited:\n${gateway.output()}`);
-      if ((await fetch(`${url}/health`).then((r) => r.status, () => 0)) === 200) return url;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    return url;
   }
 
   async function post(url: string, id: string): Promise<number> {
@@ -75,7 +57,7 @@ describe.runIf(haveRedis)('no deaf replica', () => {
       // Streams racing start-up: opened at once, before either replica reports ready.
       const streams = await Promise.all([a, a, b, b].map((url) => openEvents(url)));
       for (const stream of streams) expect(stream.status).toBe(200);
-      await Promise.all([a, b].map(untilReady));
+      await Promise.all([a, b].map(untilGatewayReady));
       const ids = [`pair-${pair}-to-a`, `pair-${pair}-to-b`];
       expect(await post(a, ids[0]!)).toBe(200);
       expect(await post(b, ids[1]!)).toBe(200);
@@ -90,7 +72,7 @@ describe.runIf(haveRedis)('no deaf replica', () => {
 
   it('answers reads without waiting on Redis while it is away, and /health within 100 ms', async () => {
     const url = await replica();
-    await untilReady(url);
+    await untilGatewayReady(url);
     const query = async () => {
       const startedAt = performance.now();
       const response = await fetch(`${url}/graphql`, {
@@ -118,10 +100,6 @@ describe.runIf(haveRedis)('no deaf replica', () => {
     }
   }, 60_000);
 });
-
-async function untilReady(url: string): Promise<void> {
-  while ((await fetch(`${url}/ready`).then((r) => r.status, () => 0)) !== 200) await new Promise((resolve) => setTimeout(resolve, 50));
-}
 
 /** An SSE stream of `Subscription.events`; `collect` reads event ids until `count` or `timeoutMs`. */
 async function openEvents(url: string) {

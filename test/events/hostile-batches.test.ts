@@ -3,8 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { postWebhook, priceChange, startEventsGateway, subscribeEvents, trending } from './helpers.js';
-import { signatureHeaders } from '../../src/simulator/events/index.js';
-import { SECRET } from './helpers.js';
 
 const EVENTS = 'subscription { events { eventId } }';
 
@@ -45,39 +43,4 @@ describe('webhook batches judged per event', () => {
     expect(logBytes - before).toBeGreaterThan(0);
     expect(logBytes - before).toBeLessThan(4096);
   });
-
-  it('keeps /health under 100 ms while 200 batches of 1 MB arrive at once, and acknowledges every one', async () => {
-    // 20 distinct batches of ~3,600 events (1 MB), each sent 10 times (as an upstream retrying would).
-    const bodies = Array.from({ length: 20 }, (_, b) =>
-      JSON.stringify({ events: Array.from({ length: 3600 }, (_, i) => priceChange(`flood-${b}-${i}`)) }),
-    );
-    expect(bodies[0]!.length).toBeGreaterThan(1_000_000);
-    // Encoded up front: the load generator shares the event loop, and its own work is not the gateway's stall.
-    const signed = bodies.map((body) => ({ body: Buffer.from(body), headers: { 'content-type': 'application/json', ...signatureHeaders(SECRET, body) } }));
-
-    let slowest = 0;
-    let probing = true;
-    const probe = (async () => {
-      while (probing) {
-        const started = performance.now();
-        const response = await gw.app.yoga.fetch('http://gateway.test/health');
-        await response.arrayBuffer();
-        expect(response.status).toBe(200);
-        slowest = Math.max(slowest, performance.now() - started);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-    })();
-    const statuses = await Promise.all(
-      Array.from({ length: 200 }, async (_, n) => {
-        const { body, headers } = signed[n % signed.length]!;
-        const response = await gw.app.yoga.fetch('http://gateway.test/webhooks/events', { method: 'POST', headers, body });
-        await response.arrayBuffer();
-        return response.status;
-      }),
-    );
-    probing = false;
-    await probe;
-    expect(statuses.filter((status) => status !== 200)).toEqual([]);
-    expect(slowest).toBeLessThan(100);
-  }, 60_000);
 });
