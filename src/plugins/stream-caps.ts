@@ -35,13 +35,18 @@ export interface StreamCaps {
 export function createStreamCaps(options: StreamCapsOptions): StreamCaps {
   const perCaller = new Map<string, number>();
   let open = 0;
-  const gauge = new Gauge({ name: 'gateway_streams_open', help: 'Subscriptions (SSE and WebSocket) open in this process.', registers: [options.registry] });
-  const refusals = new Counter({
-    name: 'gateway_streams_refused_total',
-    help: 'Subscriptions refused because their caller (scope "client") or the process (scope "process") held the most streams allowed.',
-    labelNames: ['scope'],
-    registers: [options.registry],
-  });
+  // One registry may serve several apps built over the same services (tests do): the metrics are shared.
+  const gauge =
+    (options.registry.getSingleMetric('gateway_streams_open') as Gauge | undefined) ??
+    new Gauge({ name: 'gateway_streams_open', help: 'Subscriptions (SSE and WebSocket) open in this process.', registers: [options.registry] });
+  const refusals =
+    (options.registry.getSingleMetric('gateway_streams_refused_total') as Counter<'scope'> | undefined) ??
+    new Counter({
+      name: 'gateway_streams_refused_total',
+      help: 'Subscriptions refused because their caller (scope "client") or the process (scope "process") held the most streams allowed.',
+      labelNames: ['scope'],
+      registers: [options.registry],
+    });
 
   const refusal = (context: Context, scope: 'client' | 'process') => {
     refusals.inc({ scope });
