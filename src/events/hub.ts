@@ -284,9 +284,16 @@ function createRedisListener(options: ListenerTimings & { url: string; publisher
     else deliver(parsed as Event);
   };
   const connect = () => {
-    const client = new Redis(url, { connectionName: 'gateway-events-sub', maxRetriesPerRequest: null, disableClientInfo: true });
+    // ioredis's own re-subscription on reconnect leaves a refused SUBSCRIBE unhandled (which would end
+    // the process): this connection subscribes again itself on every reconnect, and the probe checks it.
+    const client = new Redis(url, { connectionName: 'gateway-events-sub', maxRetriesPerRequest: null, disableClientInfo: true, autoResubscribe: false });
     client.on('error', (err: Error) => logger.warn({ err }, 'events: Redis subscriber connection error'));
     client.on('message', onMessage);
+    let connectedBefore = false;
+    client.on('ready', () => {
+      if (connectedBefore) void client.subscribe(EVENTS_TOPIC).catch((err: unknown) => logger.warn({ err }, 'events: could not subscribe again after a reconnect'));
+      connectedBefore = true;
+    });
     return client;
   };
   let subscriber = connect();
