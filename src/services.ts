@@ -127,7 +127,7 @@ export function createServices(options: ServicesOptions): Services {
     async start() {
       // Subscribes to the events channel in the background, retrying while Redis is away: readiness is
       // 503 and new streams wait until this replica hears it (plugins/readiness.ts, events/hub.ts).
-      void events.start();
+      void events.start().catch((err: unknown) => logger.error({ err }, 'events: could not start listening'));
       await marketIndex.start();
     },
     async close() {

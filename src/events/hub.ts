@@ -361,6 +361,7 @@ function createRedisListener(options: ListenerTimings & { url: string; publisher
     },
     async start() {
       await (checking ??= establish().finally(() => (checking = null)));
+      if (closed) return;
       timer ??= setInterval(() => void (checking ??= check().finally(() => (checking = null))), verifyEveryMs);
       timer.unref();
     },
