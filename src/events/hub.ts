@@ -69,7 +69,8 @@ interface Subscriber {
 
 /**
  * Fans webhook events out to subscriptions: in process, or with `REDIS_URL` through Redis pub/sub
- * (Yoga's Redis event target) so a webhook received by any replica reaches subscribers on all. Each
+ * (one channel, a verified subscription: `createRedisListener`) so a webhook received by any replica
+ * reaches subscribers on all. Each
  * subscriber has a queue of `SUBSCRIBER_QUEUE` events: memory stays bounded whoever stops reading.
  */
 export function createEventHub(deps: ServiceDeps, options: ListenerTimings = {}): EventHub {
@@ -251,8 +252,8 @@ export interface ListenerTimings {
 /**
  * This replica's subscription to the events channel, on a connection of its own, checked rather than
  * trusted. ioredis 5 can leave a connection that subscribes while it connects in a broken subscriber
- * mode, deaf for good (ioredis#2037; fixed in ioredis 6, which the Redis event target's peer range does
- * not allow yet). So: the connection skips the CLIENT SETINFO handshake (the reported workaround),
+ * mode, deaf for good (ioredis#2037; 5.11.1, the last 5.x, still has it; fixed in ioredis 6). So:
+ * the connection skips the CLIENT SETINFO handshake (the reported workaround),
  * SUBSCRIBE is sent only once the connection is ready, and the subscription is verified by a probe,
  * a message this replica publishes on the channel and must hear back, at start and then every
  * `verifyEveryMs`. A probe published but not heard means the subscription is broken: the connection is
