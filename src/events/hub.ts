@@ -258,7 +258,7 @@ export interface ListenerTimings {
  * a message this replica publishes on the channel and must hear back, at start and then every
  * `verifyEveryMs`. A probe published but not heard means the subscription is broken: the connection is
  * replaced and subscribes again. A probe that cannot be published means Redis is away: nothing can be
- * heard or sent, and ioredis subscribes again when it returns (the next probe checks it did).
+ * heard or sent, and the connection subscribes again when it returns (the next probe checks it did).
  */
 function createRedisListener(options: ListenerTimings & { url: string; publisher: Redis; logger: Logger; deliver: (event: Event) => void }) {
   const { url, publisher, logger, deliver } = options;
