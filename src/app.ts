@@ -10,6 +10,7 @@ import { createContext, ledgerAsked, type Context, type ServerContext } from './
 import { maskError, useNoRequestEcho } from './errors.js';
 import { useGraphQLStreamPath } from './events/stream-path.js';
 import { useRateLimit } from './plugins/rate-limit.js';
+import { createStreamCaps, type StreamCaps } from './plugins/stream-caps.js';
 import { useEventsWebhook } from './events/webhook.js';
 import { boundedParseCache, useDocumentLimits } from './plugins/document-limits.js';
 import { useStrictUrlParams } from './plugins/url-params.js';
@@ -50,6 +51,8 @@ export interface App {
   setDraining(draining: boolean): void;
   /** Readiness is 503 while `starting` (the entry point sets it until the services have started). */
   setPhase(phase: Phase): void;
+  /** Open subscriptions and their caps (the WebSocket server caps its connections by the same number). */
+  streams: StreamCaps;
 }
 
 /** Builds the gateway. Starts nothing and listens nowhere: `serve.ts` does that. */
@@ -57,6 +60,14 @@ export function createApp(options: AppOptions): App {
   const { config, services } = options;
   let phase: Phase = 'ready';
 
+  const trustedDocuments = useTrustedDocuments({
+    manifestPath: config.persistedDocuments,
+    allowArbitraryDocuments: config.allowArbitraryDocuments,
+    apq: config.apq,
+    apqMaxBytes: config.apqMaxBytes,
+  });
+  const parseCache = boundedParseCache();
+  const streams = createStreamCaps({ perClient: config.maxStreamsPerClient, perProcess: config.maxStreams, registry: services.registry });
   const yoga: YogaServerInstance<ServerContext, Context> = createYoga<ServerContext, Context>({
     schema,
     context: (initial) => createContext(initial, services),
@@ -74,7 +85,7 @@ export function createApp(options: AppOptions): App {
     landingPage: false,
     logging: yogaLogging(services.logger),
     maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
-    parserAndValidationCache: boundedParseCache(),
+    parserAndValidationCache: parseCache,
     // Masked in both modes; development adds the original error's details for debugging. Upstream
     // failures get their public codes here, once (errors.ts).
     maskedErrors: { isDev: !config.production, maskError },
@@ -95,22 +106,18 @@ export function createApp(options: AppOptions): App {
       useRequestDeadline({ defaultMs: config.requestTimeoutDefaultMs, maxMs: config.requestTimeoutMaxMs }),
       useStrictUrlParams(),
       useDocumentLimits(),
-      useReadiness({ endpoint: '/ready', phase: () => phase, upstreams: services.upstreamHealth }),
+      useReadiness({ endpoint: '/ready', phase: () => phase, upstreams: services.upstreamHealth, eventsListening: () => services.events.listening }),
       useGraphQLStreamPath('/graphql', (request, serverContext) => yoga.fetch(request, serverContext)),
       // Without a secret nothing can be verified: the webhook path stays unknown (404).
       ...(config.webhookSecret ? [useEventsWebhook({ secret: config.webhookSecret, events: services.events, logger: services.logger })] : []),
-      ...useTrustedDocuments({
-        manifestPath: config.persistedDocuments,
-        allowArbitraryDocuments: config.allowArbitraryDocuments,
-        apq: config.apq,
-      }),
+      ...trustedDocuments.lookup,
       ...(config.production ? [useDisableIntrospection(), useNoRequestEcho()] : []),
       // Before the masking of deferred parts: it logs the original errors.
       useErrorLog(services.logger),
       useDeferStream(),
       useMaskIncrementalErrors((error) => maskError(error, 'Unexpected error.', !config.production)),
       useUpstreamLedger(),
-      useJitExecution(),
+      useJitExecution({ compiled: (document) => parseCache.compiled(document) }),
       EnvelopArmorPlugin({
         maxDepth: { n: 12, onReject: [tooComplex] },
         maxAliases: { n: 30, onReject: [tooComplex] },
@@ -136,7 +143,11 @@ export function createApp(options: AppOptions): App {
         },
       }),
       useQueryCost({ maxCost: config.maxQueryCost }),
+      // After every refusal before execution: a document registered by APQ is kept only once it passed them.
+      trustedDocuments.register,
       useRateLimit({ perMinute: config.rateLimitPerMinute, redis: services.redis, logger: services.logger, services }),
+      // After every refusal: a subscription refused for another reason holds no stream.
+      streams.plugin,
       ...(config.responseCache
         ? [
             useGatewayResponseCache({
@@ -158,6 +169,7 @@ export function createApp(options: AppOptions): App {
     yoga,
     setDraining: (draining) => (phase = draining ? 'draining' : 'ready'),
     setPhase: (next) => (phase = next),
+    streams,
   };
 }
 

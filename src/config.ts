@@ -64,6 +64,12 @@ export interface Config {
   allowArbitraryDocuments: boolean;
   /** Automatic persisted queries. */
   apq: boolean;
+  /** Heap the documents registered by APQ may hold, in bytes (`APQ_MAX_BYTES`). */
+  apqMaxBytes: number;
+  /** Subscriptions (SSE and WebSocket) one caller may hold open at once (`MAX_STREAMS_PER_CLIENT`). */
+  maxStreamsPerClient: number;
+  /** Subscriptions this process holds open at once, and WebSocket connections alike (`MAX_STREAMS`). */
+  maxStreams: number;
   /** OpenTelemetry trace export, asked for by the standard `OTEL_*` variables. */
   tracing: boolean;
   /** An operation's deadline when the client sends no `X-Request-Timeout-Ms`. */
@@ -170,6 +176,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     persistedDocuments,
     allowArbitraryDocuments: twoValued(read('ALLOW_ARBITRARY_DOCUMENTS'), 'ALLOW_ARBITRARY_DOCUMENTS', ['true', 'false'], !(production && persistedDocuments)),
     apq: onOff(read('APQ'), 'APQ', !production),
+    apqMaxBytes: integer(env, 'APQ_MAX_BYTES', 8 * 1024 * 1024, 65_536, 2 ** 32),
+    maxStreamsPerClient: integer(env, 'MAX_STREAMS_PER_CLIENT', 100, 1, 1_000_000),
+    maxStreams: integer(env, 'MAX_STREAMS', 2000, 1, 1_000_000),
     tracing:
       Boolean(read('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ?? read('OTEL_EXPORTER_OTLP_ENDPOINT')) &&
       read('OTEL_SDK_DISABLED') !== 'true' &&

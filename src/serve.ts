@@ -72,7 +72,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     if (error.code === 'EACCES') fail(`Port ${config.port} cannot be bound by this user (set PORT to a free port above 1023)`);
     throw error;
   });
-  const closeGraphQLWs = attachGraphQLWs(server, app.yoga, { production: config.production });
+  const closeGraphQLWs = attachGraphQLWs(server, app.yoga, { production: config.production, maxSockets: config.maxStreams });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
 

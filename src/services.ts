@@ -119,7 +119,14 @@ export function createServices(options: ServicesOptions): Services {
     onTokens: (tokens) => assetCache.rememberTokens(tokens),
   });
   const redis = config.redisUrl
-    ? new Redis(config.redisUrl, { connectionName: 'gateway', commandTimeout: 1000, maxRetriesPerRequest: 1 })
+    ? new Redis(config.redisUrl, {
+        connectionName: 'gateway',
+        commandTimeout: 1000,
+        maxRetriesPerRequest: 1,
+        // While Redis is away, a command fails at once rather than waiting in a queue for its return:
+        // reads (the response cache, rate-limit counts) carry on without it, sends with a key are refused.
+        enableOfflineQueue: false,
+      })
     : null;
   redis?.on('error', (err: Error) => logger.warn({ err }, 'Redis connection error'));
   // A claim outlives the send it guards (one upstream deadline, retry included); a repeat waits that long too.
@@ -144,6 +151,9 @@ export function createServices(options: ServicesOptions): Services {
     verifiedCallers: createVerifiedCallers({ ttlMs: config.authIdentityTtlMs }),
     clientAddress: createClientAddress(config.trustedProxies),
     async start() {
+      // Subscribes to the events channel in the background, retrying while Redis is away: readiness is
+      // 503 and new streams wait until this replica hears it (plugins/readiness.ts, events/hub.ts).
+      void events.start().catch((err: unknown) => logger.error({ err }, 'events: could not start listening'));
       await marketIndex.start();
     },
     async close() {

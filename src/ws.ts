@@ -24,7 +24,12 @@ const COMPLETE_MESSAGE_MAX_BYTES = 512;
 export interface GraphQLWsOptions {
   /** Production refuses introspection, as the HTTP endpoint does. */
   production: boolean;
+  /** WebSocket connections open at once; one more is closed at once with code 4429. Default: no limit. */
+  maxSockets?: number;
 }
+
+/** The close code of a connection refused because the process holds the most it allows. */
+export const CLOSE_TOO_MANY_CONNECTIONS = 4429;
 
 type WsContext = GraphQLWsContext<Record<string, unknown> | undefined, Extra>;
 type Enveloped = ReturnType<YogaServerInstance<ServerContext, Context>['getEnveloped']>;
@@ -47,6 +52,10 @@ export function attachGraphQLWs(
   // goes away. An entry leaves only when the execution has ended, so the cap counts what really runs.
   const running = new WeakMap<WebSocket, Map<string, AbortController>>();
   wss.on('connection', (socket) => {
+    if (options.maxSockets !== undefined && wss.clients.size > options.maxSockets) {
+      socket.close(CLOSE_TOO_MANY_CONNECTIONS, 'Too many connections: retry later');
+      return;
+    }
     const operations = new Map<string, AbortController>();
     running.set(socket, operations);
     socket.on('message', (data, isBinary) => {

@@ -1,5 +1,6 @@
-import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
+import { randomUUID } from 'node:crypto';
 import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from '../logger.js';
 import { Redis } from 'ioredis';
 import { Counter, Gauge } from 'prom-client';
 import type { ServiceDeps } from '../deps.js';
@@ -23,6 +24,8 @@ export const PUBLISH_CHUNK = 128;
  * Past it, a subscriber without room for the next chunk is dropped rather than waited for.
  */
 export const DRAIN_WAIT_MS = 2000;
+/** How long a new subscription waits for this replica to hear the events channel before it is refused. */
+export const LISTEN_WAIT_MS = 5000;
 
 export interface EventHub {
   /**
@@ -35,6 +38,19 @@ export interface EventHub {
   subscribe(filter: EventFilter): AsyncIterableIterator<Event>;
   /** Subscriptions open on this replica. */
   readonly subscriptions: number;
+  /**
+   * With Redis: subscribes this replica to the events channel and verifies it hears its own probe
+   * there; resolves only then (retrying until it does). Without Redis: at once.
+   */
+  start(): Promise<void>;
+  /** Whether this replica hears the events channel (verified by a probe; always, without Redis). */
+  readonly listening: boolean;
+  /**
+   * Resolves once this replica hears the events channel; rejects with `UPSTREAM_UNAVAILABLE` after
+   * `timeoutMs` (default 5 s). A subscription waits on it before it starts, so no stream is accepted
+   * that could not receive what other replicas publish.
+   */
+  whenListening(timeoutMs?: number): Promise<void>;
   /** Ends every open subscription and closes the Redis connections. */
   close(): Promise<void>;
 }
@@ -53,10 +69,11 @@ interface Subscriber {
 
 /**
  * Fans webhook events out to subscriptions: in process, or with `REDIS_URL` through Redis pub/sub
- * (Yoga's Redis event target) so a webhook received by any replica reaches subscribers on all. Each
+ * (one channel, a verified subscription: `createRedisListener`) so a webhook received by any replica
+ * reaches subscribers on all. Each
  * subscriber has a queue of `SUBSCRIBER_QUEUE` events: memory stays bounded whoever stops reading.
  */
-export function createEventHub(deps: ServiceDeps): EventHub {
+export function createEventHub(deps: ServiceDeps, options: ListenerTimings = {}): EventHub {
   const { config, logger, registry } = deps;
   const outcomes = new Counter({
     name: 'gateway_webhook_events_total',
@@ -87,47 +104,25 @@ export function createEventHub(deps: ServiceDeps): EventHub {
     );
   };
 
-  /** How events leave this replica (`publish`) and arrive (`listen` while it has subscribers). */
-  let bus: { publish(event: Event): void; listen(on: boolean): void };
+  /** How events leave this replica. */
+  let publish: (event: Event) => void = deliver;
   /** While `receive` publishes: the outcome of each Redis PUBLISH, in order (in process, nothing is collected). */
   let publishing: Promise<boolean>[] | null = null;
   let publisher: Redis | null = null;
-  let subscriber: Redis | null = null;
+  let listener: ReturnType<typeof createRedisListener> | null = null;
   if (config.redisUrl) {
     const redisUrl = config.redisUrl;
     publisher = new Redis(redisUrl, { connectionName: 'gateway-events-pub', commandTimeout: 1000, maxRetriesPerRequest: 2 });
-    // SUBSCRIBE waits for a reconnect rather than failing: a channel whose SUBSCRIBE failed would stay deaf after Redis returns.
-    subscriber = new Redis(redisUrl, { connectionName: 'gateway-events-sub', maxRetriesPerRequest: null });
-    for (const client of [publisher, subscriber]) client.on('error', (err: Error) => logger.warn({ err }, 'events: Redis connection error'));
-    const failed = (what: string) => (err: unknown) => logger.error({ err }, `events: Redis ${what} failed`);
-    // The adapter leaves its SUBSCRIBE, UNSUBSCRIBE and PUBLISH promises unhandled, and an unhandled
-    // rejection ends the process: it gets a view whose commands log their failures instead.
-    const sub = subscriber;
+    publisher.on('error', (err: Error) => logger.warn({ err }, 'events: Redis connection error'));
     const pub = publisher;
-    const subscribeClient = {
-      on: (event: string, listener: (...args: any[]) => void) => sub.on(event, listener),
-      subscribe: (...channels: string[]) => sub.subscribe(...channels).catch(failed('SUBSCRIBE')),
-      unsubscribe: (...channels: string[]) => sub.unsubscribe(...channels).catch(failed('UNSUBSCRIBE')),
-    } as unknown as Redis;
-    // The adapter publishes without waiting: `receive` collects each PUBLISH to learn whether it went out.
-    const publishClient = {
-      publish: (channel: string, message: string) => {
-        const sent = pub.publish(channel, message).then(
-          () => true,
-          (err: unknown) => (failed('PUBLISH')(err), false),
-        );
-        publishing?.push(sent);
-        return sent;
-      },
-    } as unknown as Redis;
-    const target = createRedisEventTarget<CustomEvent<Event>>({ publishClient, subscribeClient });
-    const listener = (message: CustomEvent<Event>) => deliver(message.detail);
-    bus = {
-      publish: (event) => target.dispatchEvent(new CustomEvent(EVENTS_TOPIC, { detail: event })),
-      listen: (on) => (on ? target.addEventListener(EVENTS_TOPIC, listener) : target.removeEventListener(EVENTS_TOPIC, listener)),
+    publish = (event) => {
+      const sent = pub.publish(EVENTS_TOPIC, JSON.stringify(event)).then(
+        () => true,
+        (err: unknown) => (logger.error({ err }, 'events: Redis PUBLISH failed'), false),
+      );
+      publishing?.push(sent);
     };
-  } else {
-    bus = { publish: deliver, listen: () => {} };
+    listener = createRedisListener({ url: redisUrl, publisher: pub, logger, deliver, ...options });
   }
 
   /**
@@ -159,7 +154,7 @@ export function createEventHub(deps: ServiceDeps): EventHub {
         const sent: Promise<boolean>[] = [];
         publishing = sent;
         try {
-          for (const event of chunk) bus.publish(event);
+          for (const event of chunk) publish(event);
         } finally {
           publishing = null;
         }
@@ -183,7 +178,6 @@ export function createEventHub(deps: ServiceDeps): EventHub {
         queue: new SubscriberQueue<Event>(SUBSCRIBER_QUEUE, () => {
           subscribers.delete(entry);
           gauge.dec();
-          if (subscribers.size === 0) bus.listen(false);
         }),
       };
       gauge.inc();
@@ -192,7 +186,6 @@ export function createEventHub(deps: ServiceDeps): EventHub {
         return entry.queue;
       }
       subscribers.add(entry);
-      if (subscribers.size === 1) bus.listen(true);
       return entry.queue;
     },
 
@@ -200,10 +193,28 @@ export function createEventHub(deps: ServiceDeps): EventHub {
       return subscribers.size;
     },
 
+    async start() {
+      await listener?.start();
+    },
+
+    get listening() {
+      return listener ? listener.verified : true;
+    },
+
+    async whenListening(timeoutMs = LISTEN_WAIT_MS) {
+      if (!listener || listener.verified) return;
+      if (!(await listener.whenVerified(timeoutMs))) {
+        throw gatewayError('Live events are not flowing to this server yet; subscribe again shortly.', 'UPSTREAM_UNAVAILABLE', {
+          upstream: 'events',
+          retryable: true,
+        });
+      }
+    },
+
     async close() {
       closed = true;
       for (const { queue } of [...subscribers]) queue.end();
-      await Promise.all([publisher, subscriber].map((client) => (client ? disconnect(client) : undefined)));
+      await Promise.all([listener?.close(), publisher ? disconnect(publisher) : undefined]);
     },
   };
 }
@@ -229,4 +240,154 @@ async function disconnect(client: Redis): Promise<void> {
     }
   }
   client.disconnect();
+}
+
+export interface ListenerTimings {
+  /** How often the subscription to the events channel is verified by a probe. Default 5 s. */
+  verifyEveryMs?: number;
+  /** How long a probe may take to come back before the subscription counts as broken. Default 1 s. */
+  probeTimeoutMs?: number;
+}
+
+/**
+ * This replica's subscription to the events channel, on a connection of its own, checked rather than
+ * trusted. ioredis 5 can leave a connection that subscribes while it connects in a broken subscriber
+ * mode, deaf for good (ioredis#2037; 5.11.1, the last 5.x, still has it; fixed in ioredis 6). So:
+ * the connection skips the CLIENT SETINFO handshake (the reported workaround),
+ * SUBSCRIBE is sent only once the connection is ready, and the subscription is verified by a probe,
+ * a message this replica publishes on the channel and must hear back, at start and then every
+ * `verifyEveryMs`. A probe published but not heard means the subscription is broken: the connection is
+ * replaced and subscribes again. A probe that cannot be published means Redis is away: nothing can be
+ * heard or sent, and the connection subscribes again when it returns (the next probe checks it did).
+ */
+function createRedisListener(options: ListenerTimings & { url: string; publisher: Redis; logger: Logger; deliver: (event: Event) => void }) {
+  const { url, publisher, logger, deliver } = options;
+  const verifyEveryMs = options.verifyEveryMs ?? 5000;
+  const probeTimeoutMs = options.probeTimeoutMs ?? 1000;
+  const probes = new Map<string, () => void>();
+  let verified = false;
+  let closed = false;
+  let checking: Promise<void> | null = null;
+  let waiters: (() => void)[] = [];
+  let timer: NodeJS.Timeout | null = null;
+
+  const onMessage = (channel: string, message: string) => {
+    if (channel !== EVENTS_TOPIC) return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(message);
+    } catch {
+      return;
+    }
+    if (typeof parsed !== 'object' || parsed === null) return;
+    const probe = (parsed as { probe?: unknown }).probe;
+    if (typeof probe === 'string') probes.get(probe)?.();
+    else deliver(parsed as Event);
+  };
+  const connect = () => {
+    // ioredis's own re-subscription on reconnect leaves a refused SUBSCRIBE unhandled (which would end
+    // the process): this connection subscribes again itself on every reconnect, and the probe checks it.
+    const client = new Redis(url, { connectionName: 'gateway-events-sub', maxRetriesPerRequest: null, disableClientInfo: true, autoResubscribe: false });
+    client.on('error', (err: Error) => logger.warn({ err }, 'events: Redis subscriber connection error'));
+    client.on('message', onMessage);
+    let connectedBefore = false;
+    client.on('ready', () => {
+      if (connectedBefore) void client.subscribe(EVENTS_TOPIC).catch((err: unknown) => logger.warn({ err }, 'events: could not subscribe again after a reconnect'));
+      connectedBefore = true;
+    });
+    return client;
+  };
+  let subscriber = connect();
+
+  const setVerified = (value: boolean) => {
+    verified = value;
+    if (!value) return;
+    for (const wake of waiters) wake();
+    waiters = [];
+  };
+
+  /** Publishes a probe and waits for it: `heard`, `deaf` (published, not heard) or `unreachable`. */
+  const probe = async (): Promise<'heard' | 'deaf' | 'unreachable'> => {
+    const nonce = randomUUID();
+    let timeout: NodeJS.Timeout | undefined;
+    const heard = new Promise<boolean>((resolve) => {
+      probes.set(nonce, () => resolve(true));
+      timeout = setTimeout(() => resolve(false), probeTimeoutMs);
+    });
+    try {
+      await publisher.publish(EVENTS_TOPIC, JSON.stringify({ probe: nonce }));
+      return (await heard) ? 'heard' : 'deaf';
+    } catch {
+      return 'unreachable';
+    } finally {
+      clearTimeout(timeout);
+      probes.delete(nonce);
+    }
+  };
+
+  /** Until verified: wait for the connection, SUBSCRIBE, probe; a deaf connection is replaced. */
+  const establish = async () => {
+    for (let attempt = 0; !closed; attempt++) {
+      try {
+        await untilReady(subscriber, 2000);
+        await subscriber.subscribe(EVENTS_TOPIC);
+        const outcome = await probe();
+        if (outcome === 'heard') return setVerified(true);
+        if (outcome === 'deaf') {
+          logger.error('events: the Redis subscription hears nothing; subscribing again on a new connection');
+          subscriber.disconnect();
+          subscriber = connect();
+        }
+      } catch (err) {
+        logger.warn({ err }, 'events: could not subscribe to the events channel yet');
+      }
+      await sleep(Math.min(100 * 2 ** attempt, 2000));
+    }
+  };
+
+  const check = async () => {
+    const outcome = await probe();
+    if (outcome === 'heard' || closed) return setVerified(outcome === 'heard' || verified);
+    if (outcome === 'unreachable') return; // Redis away: nothing to hear; ioredis subscribes again on its return
+    setVerified(false);
+    logger.error('events: the Redis subscription went deaf; subscribing again on a new connection');
+    subscriber.disconnect();
+    subscriber = connect();
+    await establish();
+  };
+
+  return {
+    get verified() {
+      return verified;
+    },
+    async start() {
+      await (checking ??= establish().finally(() => (checking = null)));
+      if (closed) return;
+      timer ??= setInterval(() => void (checking ??= check().finally(() => (checking = null))), verifyEveryMs);
+      timer.unref();
+    },
+    whenVerified(timeoutMs: number): Promise<boolean> {
+      if (verified) return Promise.resolve(true);
+      return new Promise((resolve) => {
+        const wake = () => (clearTimeout(giveUp), resolve(true));
+        const giveUp = setTimeout(() => ((waiters = waiters.filter((w) => w !== wake)), resolve(false)), timeoutMs);
+        waiters.push(wake);
+      });
+    },
+    async close() {
+      closed = true;
+      if (timer) clearInterval(timer);
+      await disconnect(subscriber);
+    },
+  };
+}
+
+/** Resolves when the connection is ready (its handshake done); rejects after `timeoutMs`. */
+function untilReady(client: Redis, timeoutMs: number): Promise<void> {
+  if (client.status === 'ready') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timeout = setTimeout(() => (client.off('ready', ready), reject(new Error(`Redis not ready within ${timeoutMs} ms`))), timeoutMs);
+    const ready = () => (clearTimeout(timeout), resolve());
+    client.once('ready', ready);
+  });
 }

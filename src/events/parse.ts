@@ -4,6 +4,8 @@ import { PRICE_CHANGE_WINDOWS, type Event, type PriceChangePoint, type PriceDire
 
 /** Longest event id the gateway keeps (ids go into dedupe keys and logs). */
 export const MAX_EVENT_ID_LENGTH = 256;
+/** Longest piece of an event's own text (its id, its kind) repeated in a reason: what is logged stays small. */
+export const MAX_QUOTED_LENGTH = 64;
 
 export interface IgnoredEvent {
   id: string | null;
@@ -25,17 +27,28 @@ export function parseWebhookBody(body: unknown): ParsedBatch | { error: string }
   if (!isObject(body) || !Array.isArray(body['events'])) return { error: 'body must be {"events": Event[]}' };
   const batch: ParsedBatch = { events: [], ignored: [] };
   for (const raw of body['events'] as unknown[]) {
-    const id = isObject(raw) && typeof raw['id'] === 'string' ? raw['id'] : null;
+    const id = isObject(raw) && typeof raw['id'] === 'string' ? quoted(raw['id']) : null;
     try {
       const event = parseEvent(raw);
       if (event) batch.events.push(event);
-      else batch.ignored.push({ id, reason: `unknown event kind ${JSON.stringify(isObject(raw) ? raw['event'] : null)}` });
+      else batch.ignored.push({ id, reason: `unknown event kind ${describe(isObject(raw) ? raw['event'] : null)}` });
     } catch (error) {
-      if (!(error instanceof ContractError)) throw error;
-      batch.ignored.push({ id, reason: error.message });
+      // Whatever breaks reading one event (a contract error, or a value no code can walk: nested
+      // thousands deep) costs that event alone; the rest of its batch is still delivered.
+      batch.ignored.push({ id, reason: error instanceof ContractError ? error.message : 'event could not be read' });
     }
   }
   return batch;
+}
+
+/** A short, safe description of a value an event carries: a string quoted and cut, anything else by its type. */
+function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(quoted(value));
+  return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+}
+
+function quoted(text: string): string {
+  return text.length > MAX_QUOTED_LENGTH ? `${text.slice(0, MAX_QUOTED_LENGTH)}…` : text;
 }
 
 class ContractError extends Error {}

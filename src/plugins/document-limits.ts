@@ -42,7 +42,19 @@ export function useDocumentLimits(options: DocumentLimitsOptions = {}): Plugin {
         throw gatewayError(`The document nests brackets more than ${maxNesting} deep.`, 'QUERY_TOO_COMPLEX', { http: { status: 400 } });
       }
     },
+    // Validation errors are cached with their document (Yoga's validation cache).
+    onValidate: () => ({ result }) => releaseStacks(result),
   };
+}
+
+/**
+ * An error's stack trace is kept structured until first read, and its frames hold their receivers and
+ * closures alive: a validation error holds the validator's visitors and contexts, about 90 KB. Cached
+ * errors (validation results, parse errors) have their stacks formatted, which lets all that go.
+ */
+function releaseStacks(errors: readonly unknown[] | unknown): void {
+  if (!Array.isArray(errors)) return;
+  for (const error of errors) if (error instanceof Error) void error.stack;
 }
 
 const enum Char {
@@ -114,6 +126,17 @@ export interface ParseCacheOptions {
  * `scripts/parse-cache-memory.ts`: 250 bytes at worst (dense literals), plus the source text itself.
  */
 const BYTES_PER_TOKEN = 300;
+/**
+ * What else a cached document keeps alive, by WeakMaps keyed on it: its validation result, its query
+ * cost cache, and the plugins' per-document entries. Measured with `npm run memory -- documents`.
+ */
+const BYTES_PER_DOCUMENT = 4 * 1024;
+/**
+ * What a document compiled by graphql-jit adds (its generated functions and their code), per token and
+ * at least: compiled only from a document's second run (`plugins/jit.ts`), then charged here.
+ */
+const COMPILED_BYTES_PER_TOKEN = 3 * 1024;
+const COMPILED_BYTES_MIN = 96 * 1024;
 
 /**
  * Yoga's parse and validation caches (the `parserAndValidationCache` option), bounded by bytes rather
@@ -122,18 +145,34 @@ const BYTES_PER_TOKEN = 300;
  */
 export function boundedParseCache(options: ParseCacheOptions = {}) {
   const ttl = options.ttlMs ?? 60 * 60 * 1000;
+  const compiled = new WeakSet<DocumentNode>();
   const documentCache = new LRUCache<string, DocumentNode>({
     maxSize: options.maxDocumentBytes ?? 32 * 1024 * 1024,
-    sizeCalculation: (document, source) => textBytes(source) + BYTES_PER_TOKEN * tokenCount(document),
+    sizeCalculation: (document, source) => {
+      const tokens = tokenCount(document);
+      const jit = compiled.has(document) ? Math.max(COMPILED_BYTES_MIN, COMPILED_BYTES_PER_TOKEN * tokens) : 0;
+      return textBytes(source) + BYTES_PER_DOCUMENT + BYTES_PER_TOKEN * tokens + jit;
+    },
     ttl,
   });
   const errorCache = new LRUCache<string, object>({
     maxSize: options.maxErrorBytes ?? 4 * 1024 * 1024,
-    // The error keeps its source (the same text) and a message of its own.
-    sizeCalculation: (_error, source) => textBytes(source) + 1024,
+    // The error keeps its source (the same text), a message and a formatted stack of its own.
+    sizeCalculation: (error, source) => (releaseStacks([error]), textBytes(source) + 4096),
     ttl,
   });
-  return { documentCache, errorCache, validationCache: true };
+  return {
+    documentCache,
+    errorCache,
+    validationCache: true,
+    /** Counts what compiling `document` added to it, if it is cached (it may then push older documents out). */
+    compiled(document: DocumentNode): void {
+      const source = document.loc?.source.body;
+      if (source === undefined || compiled.has(document) || documentCache.peek(source) !== document) return;
+      compiled.add(document);
+      documentCache.set(source, document, { noUpdateTTL: true });
+    },
+  };
 }
 
 /** Heap bytes of a string, counting two per unit (V8 stores non-Latin-1 text as UTF-16). */

@@ -20,16 +20,28 @@ import type { Plugin } from 'graphql-yoga';
  * document every time (a page of 100 markets: about a quarter). What the compiled code does not do
  * keeps the regular executor: subscriptions and mutations, `@defer` / `@stream`, `@oneOf` inputs
  * (not checked by graphql-jit) and documents of several operations (the plugin keeps one compiled
- * operation per document, whatever `operationName` asks for). No options.
+ * operation per document, whatever `operationName` asks for). A document is compiled on its second
+ * run, not its first: `compiled` is told, so the parse cache counts what the compiled code holds.
  */
-export function useJitExecution(): Plugin {
+export function useJitExecution(options: { compiled?: (document: DocumentNode) => void } = {}): Plugin {
+  // Per parsed document (Yoga's parse cache hands out the same one for the same text): `false` once
+  // run, then whether it compiles. A document run once (a distinct text, say) is never compiled: a
+  // compiled function holds tens of kilobytes, far more than its document.
   const compilable = new WeakMap<DocumentNode, boolean>();
+  const seen = new WeakSet<DocumentNode>();
   return useGraphQlJit(
     {},
     {
       enableIf: (args: ExecutionArgs) => {
+        if (!seen.has(args.document)) {
+          seen.add(args.document);
+          return false;
+        }
         let known = compilable.get(args.document);
-        if (known === undefined) compilable.set(args.document, (known = canCompile(args.schema, args.document)));
+        if (known === undefined) {
+          compilable.set(args.document, (known = canCompile(args.schema, args.document)));
+          if (known) options.compiled?.(args.document);
+        }
         return known;
       },
     },

@@ -48,10 +48,18 @@ interface RequestState {
  * request is executed, its shared copies bounded by N). Documents selecting `freshness` are never
  * cached (`live` data in the policy): a cached result would repeat freshness that is no longer true.
  */
+/** Heap the remembered cache policies may hold: their documents' texts, two bytes a character, and the policy. */
+const POLICY_CACHE_BYTES = 4 * 1024 * 1024;
+
 export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<Context> {
   const { store, ttlMs } = options;
   const states = new WeakMap<Request, RequestState>();
-  const policies = new LRUCache<string, { policy: CachePolicy | null }>({ max: options.maxDocuments ?? 1000 });
+  // Bounded by the bytes of the texts it keys on (up to 64 KiB each), not only by their count.
+  const policies = new LRUCache<string, { policy: CachePolicy | null }>({
+    max: options.maxDocuments ?? 1000,
+    maxSize: POLICY_CACHE_BYTES,
+    sizeCalculation: (_policy, query) => 2 * query.length + 512,
+  });
   let schema: GraphQLSchema | undefined;
   const outcomes = options.registry
     ? new Counter({

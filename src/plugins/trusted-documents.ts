@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { useAPQ } from '@graphql-yoga/plugin-apq';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
-import type { GraphQLParams, Plugin } from 'graphql-yoga';
+import { createGraphQLError, type GraphQLParams, type Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import { ConfigError } from '../config.js';
 
@@ -13,18 +12,23 @@ export interface TrustedDocumentsOptions {
   allowArbitraryDocuments: boolean;
   /** Automatic persisted queries: a client registers a document under its sha256 hash, then sends only the hash. */
   apq: boolean;
-  /** Documents registered by APQ kept in memory (entries). Default 1 000. */
-  apqMaxEntries?: number;
+  /** Heap held by documents registered by APQ, in bytes (two per character of their text). Default `APQ_MAX_BYTES` (8 MiB). */
+  apqMaxBytes?: number;
 }
+
+/** Default bound of the APQ store: 8 MiB, at least 64 documents of the largest size admitted (64 KiB). */
+export const APQ_MAX_BYTES = 8 * 1024 * 1024;
 
 /**
  * Trusted documents and APQ, with Yoga's own plugins. A persisted document is named by `documentId` (in
  * the POST body or as a GET query parameter) or by the APQ form `extensions.persistedQuery.sha256Hash`.
  * With a manifest, lookups go to it first, then to the APQ store; without one, APQ alone serves hashes.
  */
-export function useTrustedDocuments(options: TrustedDocumentsOptions): Plugin[] {
+export function useTrustedDocuments(options: TrustedDocumentsOptions): { lookup: Plugin[]; register: Plugin } {
   const manifest = options.manifestPath ? loadManifest(options.manifestPath) : null;
-  const registered = options.apq ? new LRUCache<string, string>({ max: options.apqMaxEntries ?? 1_000 }) : null;
+  const registered = options.apq
+    ? new LRUCache<string, string>({ maxSize: options.apqMaxBytes ?? APQ_MAX_BYTES, sizeCalculation: (query, hash) => 2 * (query.length + hash.length) })
+    : null;
   const plugins: Plugin[] = [];
 
   if (manifest) {
@@ -48,10 +52,57 @@ export function useTrustedDocuments(options: TrustedDocumentsOptions): Plugin[] 
       }) as Plugin,
     );
   }
-  if (registered) {
-    plugins.push(useAPQ({ store: { get: (hash) => registered.get(hash) ?? null, set: (hash, query) => void registered.set(hash, query) } }) as Plugin);
+  const pending = new WeakMap<Request, { hash: string; query: string }>();
+  if (registered) plugins.push(useAutomaticPersistedQueries(registered, pending, (hash) => manifest?.has(hash) ?? false));
+  return {
+    lookup: plugins,
+    // Placed after every plugin that may refuse an operation before it runs (document limits, armor,
+    // cost): reached only by a document that passed them all, which is only then kept.
+    register: {
+      onExecute: ({ args }) => commit(args.contextValue),
+      onSubscribe: ({ args }) => commit(args.contextValue),
+    },
+  };
+
+  function commit(context: unknown): void {
+    const request = (context as { request?: Request } | undefined)?.request;
+    const registration = request && pending.get(request);
+    if (!registration || !registered) return;
+    pending.delete(request);
+    registered.set(registration.hash, registration.query);
   }
-  return plugins;
+}
+
+/**
+ * Automatic persisted queries (Apollo's protocol, as `@graphql-yoga/plugin-apq`): a hash alone is
+ * looked up; a document with its hash is checked against it and only noted here. It is registered by
+ * the `register` plugin once it has passed the document limits, armor and the cost limit, so a
+ * refused document (2 MB, say) is never kept, and the store is bounded by bytes, not entries.
+ */
+function useAutomaticPersistedQueries(
+  store: LRUCache<string, string>,
+  pending: WeakMap<Request, { hash: string; query: string }>,
+  inManifest: (hash: string) => boolean,
+): Plugin {
+  return {
+    onParams({ params, setParams, request }) {
+      const persisted = params.extensions?.['persistedQuery'] as { version?: unknown; sha256Hash?: unknown } | undefined;
+      if (persisted?.version !== 1 || typeof persisted.sha256Hash !== 'string') return;
+      const hash = persisted.sha256Hash;
+      if (params.query == null) {
+        const query = store.get(hash);
+        if (query === undefined) {
+          throw createGraphQLError('PersistedQueryNotFound', { extensions: { code: 'PERSISTED_QUERY_NOT_FOUND', http: { status: 404 } } });
+        }
+        setParams({ ...params, query });
+        return;
+      }
+      if (documentHash(params.query) !== hash) {
+        throw createGraphQLError('PersistedQueryMismatch', { extensions: { code: 'PERSISTED_QUERY_MISMATCH', http: { status: 400 } } });
+      }
+      if (!store.has(hash) && !inManifest(hash)) pending.set(request, { hash, query: params.query });
+    },
+  };
 }
 
 /** `documentId` from a POST body or a GET query parameter, else the APQ hash. */

@@ -1,5 +1,6 @@
 import type { Cache } from '@graphql-yoga/plugin-response-cache';
 import type { ExecutionResult } from 'graphql';
+import { BrokenCircuitError, circuitBreaker, ConsecutiveBreaker, handleAll } from 'cockatiel';
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from '../logger.js';
@@ -94,17 +95,24 @@ function memoryStore(maxBytes: number): ResponseCacheStore {
 /** Keys are prefixed so the cache shares a Redis with other stores; an owner's keys are listed in a set that expires. */
 const PREFIX = 'gateway:rc:';
 
+/** Redis failures in a row after which the cache stops asking Redis, for `REDIS_BREAKER_HALF_OPEN_MS`. */
+const REDIS_BREAKER_FAILURES = 3;
+const REDIS_BREAKER_HALF_OPEN_MS = 5_000;
+
 function redisStore(redis: Redis, options: ResponseCacheStoreOptions): ResponseCacheStore {
   const { logger, ownerIndexTtlMs } = options;
+  // While Redis fails (away, or answering nothing until each command's timeout), reads and writes
+  // skip it at once: a miss, not a wait. It is asked again after the half-open delay.
+  const breaker = circuitBreaker(handleAll, { halfOpenAfter: REDIS_BREAKER_HALF_OPEN_MS, breaker: new ConsecutiveBreaker(REDIS_BREAKER_FAILURES) });
   const failed = (what: string) => (err: unknown) => {
-    logger.warn({ err }, `response cache: Redis ${what} failed`);
+    if (!(err instanceof BrokenCircuitError)) logger.warn({ err }, `response cache: Redis ${what} failed`);
     return undefined;
   };
   const ownerIndex = (owner: string) => `${PREFIX}owner:${owner}`;
 
   return {
     get: (key) =>
-      redis.get(PREFIX + key).then((json) => (json === null ? undefined : (JSON.parse(json) as ExecutionResult)), failed('GET')),
+      breaker.execute(() => redis.get(PREFIX + key)).then((json) => (json === null ? undefined : (JSON.parse(json) as ExecutionResult)), failed('GET')),
     set(key, result, _entities, ttl) {
       const json = JSON.stringify(result);
       const owner = ownerOf(key);
@@ -113,7 +121,7 @@ function redisStore(redis: Redis, options: ResponseCacheStoreOptions): ResponseC
       else multi.set(PREFIX + key, json);
       if (owner !== PUBLIC_OWNER) multi.sadd(ownerIndex(owner), key).pexpire(ownerIndex(owner), ownerIndexTtlMs);
       // The plugin does not wait for a write: it must never reject.
-      return multi.exec().then(() => undefined, failed('SET'));
+      return breaker.execute(() => multi.exec()).then(() => undefined, failed('SET'));
     },
     invalidate() {
       // See the in-process store.

@@ -145,7 +145,7 @@ describe.runIf(haveRedis && haveHaproxy)('two replicas behind a real load balanc
     expect(stream.status).toBe(200);
     try {
       const next = firstEvent(stream.body!);
-      await expect.poll(async () => ((await probe.pubsub('NUMSUB', EVENTS_TOPIC)) as [string, number])[1]).toBe(1);
+      await expect.poll(async () => ((await probe.pubsub('NUMSUB', EVENTS_TOPIC)) as [string, number])[1]).toBe(2);
       const raw = JSON.stringify({ events: [trending('cluster-event-1')] });
       const delivered = await fetch(`${a.url}/webhooks/events`, {
         method: 'POST',

@@ -9,7 +9,7 @@ const haveRedis = needsRedis('test/events/redis.test.ts');
 describe.runIf(haveRedis)('events across replicas through Redis', () => {
   const r = useRedisReplicas({ start: startEventsGateway });
 
-  /** Waits until Redis has `n` subscribers on the events topic (a replica subscribes as its first stream starts). */
+  /** Waits until Redis has `n` subscribers on the events topic (each replica subscribes as it starts, and stays). */
   async function redisSubscribers(n: number): Promise<void> {
     await expect
       .poll(async () => {
@@ -22,7 +22,7 @@ describe.runIf(haveRedis)('events across replicas through Redis', () => {
   it('delivers a webhook received by one replica to a subscriber on the other', async () => {
     const stream = await openStream(r.b, 'subscription { events { __typename eventId assetId asset { symbol } } }');
     const next = stream.next();
-    await redisSubscribers(1);
+    await redisSubscribers(2);
 
     const answer = await postWebhook(r.a, { events: [priceChange('across-1')] });
     expect(answer).toEqual({ status: 200, body: { received: 1, duplicates: 0, ignored: 0 } });
@@ -33,7 +33,7 @@ describe.runIf(haveRedis)('events across replicas through Redis', () => {
       asset: { symbol: 'SOL' },
     });
     await stream.close();
-    await redisSubscribers(0);
+    await redisSubscribers(2); // the replica stays subscribed without streams
   });
 
   it('delivers a batch of 3,000 events to a subscriber on the other replica, in order', async () => {
@@ -47,12 +47,12 @@ describe.runIf(haveRedis)('events across replicas through Redis', () => {
       }
       return ids;
     })();
-    await redisSubscribers(1);
+    await redisSubscribers(2);
     const events = Array.from({ length: 3000 }, (_, i) => priceChange(`across-batch-${i}`));
     expect((await postWebhook(r.a, { events })).status).toBe(200);
     expect(await reading).toEqual(events.map((event) => event.id));
     await stream.close();
-    await redisSubscribers(0);
+    await redisSubscribers(2); // the replica stays subscribed without streams
   });
 
   it('drops a retry that lands on the other replica', async () => {
@@ -79,7 +79,7 @@ describe.runIf(haveRedis)('events across replicas through Redis', () => {
   it('keeps serving through a Redis outage, refuses what it cannot deliver, and delivers the retry when Redis returns', async () => {
     const stream = await openStream(r.b, 'subscription { events { eventId } }');
     const next = stream.next();
-    await redisSubscribers(1);
+    await redisSubscribers(2);
 
     await r.stopRedis();
     // The publish fails: 503, so that the upstream retries; nothing crashes and queries still run.
@@ -88,7 +88,7 @@ describe.runIf(haveRedis)('events across replicas through Redis', () => {
     expect((await r.b.execute('{ __typename }')).data).toEqual({ __typename: 'Query' });
 
     await r.startRedis();
-    await redisSubscribers(1); // the replica resubscribed on reconnect
+    await redisSubscribers(2); // the replicas resubscribed on reconnect
     // The upstream's retries of the same batch: the publishing replica reconnects on its own schedule,
     // and the event refused during the outage was not remembered as delivered.
     let received: string | undefined;

@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger, type Logger } from '../../src/logger.js';
 import { createServices, type Services, type ServicesOptions } from '../../src/services.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js';
 import type { UpstreamConfig } from '../../src/upstream/index.js';
@@ -22,6 +22,8 @@ export interface TestGatewayOptions {
   simulator?: SimulatorOptions;
   /** Use this running simulator instead of starting one (it is then not closed). */
   sim?: Simulator;
+  /** The gateway's logger (silent unless given). */
+  logger?: Logger;
 }
 
 export interface GraphQLResponse<T = Record<string, any>> {
@@ -56,7 +58,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   // Identities are asked for on every request unless a test turns the memo on: most tests count each
   // request's upstream calls on their own (test/alerts/identity-memo.test.ts tests the memo).
   const config: Readonly<Config> = Object.freeze({ ...loadConfig({ RESPONSE_CACHE: 'off', AUTH_IDENTITY_TTL_MS: '0' }), ...options.config });
-  const logger = createLogger({ logLevel: 'silent' });
+  const logger = options.logger ?? createLogger({ logLevel: 'silent' });
   const services = createServices({ config, urls: sim.urls, logger, upstream: { breaker: false, ...options.upstream }, assetCache: options.assetCache, marketIndex: options.marketIndex });
   const app = createApp({ config, services });
   await services.start();

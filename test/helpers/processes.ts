@@ -91,3 +91,30 @@ export function freePort(): Promise<number> {
 export function needsRedis(file: string): boolean {
   return requireBinary(file, 'redis-server', ['--version'], 'apt-get install redis-server');
 }
+
+/**
+ * A gateway as a real process (`node --import tsx src/server.ts`) over the given upstreams, on a free
+ * port, with `env` added; resolves as soon as its port answers `/health`, before it is ready.
+ */
+export async function startGatewayProcess(
+  upstreams: { alerts: string; markets: string; assets: string },
+  env: Record<string, string>,
+): Promise<{ url: string; process: StartedProcess }> {
+  const port = await freePort();
+  const root = new URL('../../', import.meta.url).pathname;
+  const gateway = await startProcess(process.execPath, ['--import', 'tsx', 'src/server.ts'], null, {
+    cwd: root,
+    env: { ...process.env, ALERTS_URL: upstreams.alerts, MARKETS_URL: upstreams.markets, ASSETS_URL: upstreams.assets, LOG_LEVEL: 'warn', ...env, PORT: String(port) },
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (;;) {
+    if (gateway.child.exitCode !== null) throw new Error(`the gateway exited:\n${gateway.output()}`);
+    if ((await fetch(`${url}/health`).then((r) => r.status, () => 0)) === 200) return { url, process: gateway };
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Waits until a gateway's `/ready` answers 200. */
+export async function untilGatewayReady(url: string): Promise<void> {
+  while ((await fetch(`${url}/ready`).then((r) => r.status, () => 0)) !== 200) await new Promise((resolve) => setTimeout(resolve, 50));
+}

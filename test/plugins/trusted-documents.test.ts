@@ -149,6 +149,23 @@ describe('trusted documents', () => {
       expect(byHash.data).toEqual(registered.data);
     });
 
+    it('keeps no document that the document limits, armor or the cost limit refuse', async () => {
+      const refused = [
+        `{ __typename } # ${'x'.repeat(70_000)}`, // over 64 KiB: 413
+        `{ __typename ${'('.repeat(70)} }`, // nested past 64: 400
+        `{ __typename ${'@skip(if: false) '.repeat(60)}}`, // 60 directives (armor: 50)
+        // fragments spreading past 10,000 selections (the cost limit)
+        `{ ...F4 } fragment F0 on Query { __typename } ${Array.from({ length: 4 }, (_, i) => `fragment F${i + 1} on Query { ${`...F${i} `.repeat(11)}}`).join(' ')}`,
+      ];
+      for (const document of refused) {
+        const hash = documentHash(document);
+        const registration = await post(gw, { query: document, extensions: apq(hash) });
+        expect(registration.errors?.[0], document.slice(0, 60)).toMatchObject({ extensions: { code: 'QUERY_TOO_COMPLEX' } });
+        const byHash = await post(gw, { extensions: apq(hash) });
+        expect(byHash.errors?.[0]).toMatchObject({ message: 'PersistedQueryNotFound' });
+      }
+    });
+
     it('refuses to register a document under a hash that is not its own', async () => {
       const result = await post(gw, { query: arbitrary, extensions: apq('0'.repeat(64)) });
       expect(result.errors?.[0]).toMatchObject({ message: 'PersistedQueryMismatch' });

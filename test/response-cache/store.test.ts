@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { createResponseCacheStore, ownerOf } from '../../src/stores/response-cache.js';
@@ -41,5 +42,21 @@ describe('the in-process response cache store', () => {
   it('reads the owner from the key', () => {
     expect(ownerOf('public.abc')).toBe('public');
     expect(ownerOf('f00d.abc')).toBe('f00d');
+  });
+});
+
+describe('the Redis response cache store while Redis fails', () => {
+  it('stops asking Redis after 3 failures in a row: later reads are misses at once', async () => {
+    let calls = 0;
+    // A Redis that answers nothing until each command's timeout.
+    const silent = {
+      get: () => (calls++, new Promise((_, reject) => setTimeout(() => reject(new Error('Command timed out')), 50))),
+    } as unknown as Redis;
+    const cache = createResponseCacheStore({ logger, redis: silent, maxBytes: 1000, ownerIndexTtlMs: 5000 });
+    for (let i = 0; i < 3; i++) expect(await cache.get(`public.${i}`)).toBeUndefined();
+    const startedAt = performance.now();
+    for (let i = 0; i < 20; i++) expect(await cache.get(`public.later-${i}`)).toBeUndefined();
+    expect(performance.now() - startedAt).toBeLessThan(20);
+    expect(calls).toBe(3);
   });
 });

@@ -79,7 +79,12 @@ builder.subscriptionField('events', (t) =>
         description: `Only events about these assets (\`solana:<address>\`, at most ${MAX_EVENT_ASSET_IDS}); omitted or empty: every asset.`,
       }),
     },
-    subscribe: (_root, args, ctx) => ctx.services.events.subscribe(eventFilter(args)),
+    subscribe: async (_root, args, ctx) => {
+      const filter = eventFilter(args);
+      // A stream starts only once this replica hears what every replica publishes.
+      await ctx.services.events.whenListening();
+      return ctx.services.events.subscribe(filter);
+    },
     resolve: (event, _args, ctx) => withEventLoaders(event, ctx),
   }),
 );
