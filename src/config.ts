@@ -24,6 +24,8 @@ export interface Config {
   logLevel: string;
   /** Wallets per positions call (the contract allows up to 25; production upstream accepts 1). */
   positionsBatchSize: number;
+  /** How long a wallet's positions (public, on-chain) are shared across requests and callers; 0: not shared. */
+  positionsShareTtlMs: number;
   /** Upstream request deadline in milliseconds. */
   upstreamTimeoutMs: number;
   /** Deadline of assets calls: shorter, since token metadata has fallbacks and a hanging service should not stall pages. */
@@ -132,6 +134,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     production,
     logLevel,
     positionsBatchSize: integer(env, 'POSITIONS_BATCH_SIZE', 1, 1, 25),
+    positionsShareTtlMs: integer(env, 'POSITIONS_SHARE_TTL_MS', 2000, 0, 60_000),
     upstreamTimeoutMs: integer(env, 'UPSTREAM_TIMEOUT_MS', 5000, 50, 120_000),
     assetsTimeoutMs: integer(env, 'ASSETS_TIMEOUT_MS', 1500, 50, 120_000),
     simulatorSeed: integer(env, 'SIMULATOR_SEED', 42, 0, 2 ** 31 - 1),
