@@ -18,13 +18,14 @@ export interface PositionLoaders {
   byWallet: DataLoader<string, Position[]>;
   /** A wallet's value over time, one upstream call per distinct key. */
   valueHistory: DataLoader<ValueHistoryKey, WalletValuePoint[], string>;
-  /** A market embedded in a position this request loaded: `ORIGIN`, as of its positions call; null for any other market. */
+  /** A market embedded in a position this request loaded, as of its positions call: `ORIGIN` when read for this request, `CACHE` from a shared copy; null for any other market. */
   marketFreshness(market: Market): Freshness | null;
 }
 
 /** `scope` is the operation's: its signal aborts the calls (the loaders serve one request, so batches hold that request's keys only). */
 export function createPositionLoaders(services: Services, scope: CallScope = {}): PositionLoaders {
   const { upstream, config } = services;
+  const startedAt = services.positions.now();
 
   // Positions are shared across requests and callers (src/stores/positions.ts); the loader batches and deduplicates within the request.
   const byWallet = new DataLoader<string, Position[]>((wallets) => services.positions.load(wallets, scope), {
@@ -55,7 +56,9 @@ export function createPositionLoaders(services: Services, scope: CallScope = {})
     valueHistory,
     marketFreshness(market) {
       const asOf = services.positions.fetchedAtOf(market);
-      return asOf === null ? null : { source: 'ORIGIN', asOf: new Date(asOf), stale: false };
+      if (asOf === null) return null;
+      // Read for this request (or by a read it joined that answered after it began): ORIGIN; a shared copy read before it: CACHE.
+      return { source: asOf >= startedAt ? 'ORIGIN' : 'CACHE', asOf: new Date(asOf), stale: false };
     },
   };
 }

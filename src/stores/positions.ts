@@ -37,6 +37,8 @@ export interface PositionsStore {
   load(wallets: readonly string[], scope?: CallScope): Promise<Position[][]>;
   /** When the positions read that carried this embedded market answered (on the store's clock); null for any other market. */
   fetchedAtOf(market: Market): number | null;
+  /** The store's clock (what `fetchedAtOf` answers on). */
+  now(): number;
 }
 
 export const DEFAULT_POSITIONS_MAX_WALLETS = 10_000;
@@ -117,6 +119,7 @@ export function createPositionsStore(deps: ServiceDeps, options: PositionsStoreO
     fetchedAtOf(market) {
       return embedded.get(market) ?? null;
     },
+    now,
   };
 }
 
