@@ -154,6 +154,7 @@ function requestFor(target: Target, screen: Screen, fixtures: Fixtures, state: W
     };
   }
   base.onResponse = (status, body) => {
+    state.lastResponseAt = performance.now();
     const ok = status >= 200 && status < 300;
     const withErrors = ok && body.includes('"errors"');
     if (withErrors) state.graphqlErrors++;
@@ -164,6 +165,8 @@ function requestFor(target: Target, screen: Screen, fixtures: Fixtures, state: W
 }
 
 interface WindowState {
+  /** When the window's last response arrived (performance.now()). */
+  lastResponseAt: number;
   graphqlErrors: number;
   firstError: string | null;
   lastGoodBody: string | null;
@@ -190,7 +193,7 @@ const WARM_UP_PER_CONNECTION = 4;
  * calls divide exactly. A warm window is first sized by an unmeasured warm-up.
  */
 async function measure(rig: Rig, target: Target, screen: Screen, latencyMs: number, phase: Phase, options: ThroughputOptions): Promise<{ row: ThroughputRow; body: string | null }> {
-  const state: WindowState = { graphqlErrors: 0, firstError: null, lastGoodBody: null };
+  const state: WindowState = { lastResponseAt: 0, graphqlErrors: 0, firstError: null, lastGoodBody: null };
   const load = (run: { amount: number } | { duration: number }, s: WindowState) =>
     autocannon({
       url: `http://127.0.0.1:${target.port}`,
@@ -203,8 +206,9 @@ async function measure(rig: Rig, target: Target, screen: Screen, latencyMs: numb
   let amount = options.coldRequests;
   if (phase === 'warm') {
     const warmUpStart = performance.now();
-    const warmUp = await load({ amount: WARM_UP_PER_CONNECTION * options.connections }, { graphqlErrors: 0, firstError: null, lastGoodBody: null });
-    const rate = warmUp.requests.total / Math.max(0.01, (performance.now() - warmUpStart) / 1000);
+    const warmUpState: WindowState = { lastResponseAt: 0, graphqlErrors: 0, firstError: null, lastGoodBody: null };
+    const warmUp = await load({ amount: WARM_UP_PER_CONNECTION * options.connections }, warmUpState);
+    const rate = warmUp.requests.total / Math.max(0.01, ((warmUpState.lastResponseAt || performance.now()) - warmUpStart) / 1000);
     amount = Math.min(100_000, Math.max(2 * options.connections, Math.round(rate * options.warmSeconds)));
   }
   await settle(rig.simUrl, target.proc.pid);
@@ -213,8 +217,9 @@ async function measure(rig: Rig, target: Target, screen: Screen, latencyMs: numb
   const cpuBefore = cpuMs(target.proc.pid);
   const startedAt = performance.now();
   const result = await load({ amount }, state);
-  // autocannon's own `duration` is coarse (whole ticks of its sampling): the window's wall time is measured here.
-  const seconds = (performance.now() - startedAt) / 1000;
+  // autocannon ends an `amount` run on its next one-second tick, so neither its `duration` nor the time
+  // until it resolves is the window's: the window ends with its last response.
+  const seconds = ((state.lastResponseAt || performance.now()) - startedAt) / 1000;
   const cpuAfter = cpuMs(target.proc.pid);
   const countsAfter = await upstreamCounts(rig.simUrl);
   const executionsAfter = executionsBefore === null ? null : await executionsCount(target.port);
@@ -284,7 +289,9 @@ async function startTarget(rig: Rig, kind: ServerKind, bodyFile?: string): Promi
   let proc: Proc;
   let health: string;
   if (kind === 'gateway' || kind === 'gateway-off') {
-    proc = startNode([join(ROOT, 'dist/server.js')], { ...rig.env, PORT: String(port), ...(kind === 'gateway-off' ? { RESPONSE_CACHE: 'off' } : {}) }, core);
+    // One load generator is one caller: the per-caller rate limit (a guard against one client flooding) is off unless the bench's environment sets it.
+    const gatewayEnv = { RATE_LIMIT_PER_MINUTE: '0', ...rig.env, PORT: String(port), ...(kind === 'gateway-off' ? { RESPONSE_CACHE: 'off' } : {}) };
+    proc = startNode([join(ROOT, 'dist/server.js')], gatewayEnv, core);
     health = `http://127.0.0.1:${port}/health`;
   } else if (kind === 'baseline') {
     // Plain JavaScript, as the gateway runs from dist/: no TypeScript loader compiling in the measured process.
@@ -476,7 +483,8 @@ export function throughputMarkdown(rows: readonly ThroughputRow[], ctx: ReportCo
     `- Date: ${new Date().toISOString()}; run time ${ctx.seconds} s`,
     `- Machine: ${cpu[0]?.model ?? 'unknown CPU'}, ${cpu.length} cores, Node ${process.version}; load average (1 / 5 / 15 min) ${ctx.loadBefore} before, ${ctx.loadAfter} after`,
     `- Each server in its own process (${ctx.pinned ? `\`taskset -c ${SERVER_CORE}\`` : 'not pinned'}): the gateway as built (\`node dist/server.js\`, NODE_ENV=production` +
-      `${process.env['MAX_QUERY_COST'] ? `, MAX_QUERY_COST=${process.env['MAX_QUERY_COST']}` : ', MAX_QUERY_COST unset'}), the hand-written baseline ` +
+      `${process.env['MAX_QUERY_COST'] ? `, MAX_QUERY_COST=${process.env['MAX_QUERY_COST']}` : ', MAX_QUERY_COST unset'}` +
+      `, RATE_LIMIT_PER_MINUTE=${process.env['RATE_LIMIT_PER_MINUTE'] ?? '0'}: one load generator is one caller), the hand-written baseline ` +
       '(bench/throughput/baseline.ts: undici `request` on one Agent + `Promise.all`, no GraphQL, no cache), a bare node server returning the baseline\'s answer as a fixed body.',
     `- Upstreams: the simulator standalone (\`node --import tsx src/simulator/main.ts\`, seed 42: the image ships no simulator) ${ctx.pinned ? `on core ${RIG_CORE} with the load generator` : ''}; latency set per run through \`/__sim/latency\` (every call, no jitter).`,
     `- Load: autocannon, ${ctx.options.connections} connections. **cold** = the first ${ctx.options.coldRequests} requests of a fresh process (empty caches, unwarmed JIT); ` +
