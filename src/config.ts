@@ -32,6 +32,8 @@ export interface Config {
   positionsBatchSize: number;
   /** Upstream body bytes all calls together may be reading at once (`UPSTREAM_INFLIGHT_MAX_BYTES`). */
   upstreamInflightMaxBytes: number;
+  /** How long a wallet's positions (public, on-chain) are shared across requests and callers; 0: not shared. */
+  positionsShareTtlMs: number;
   /** Upstream request deadline in milliseconds. */
   upstreamTimeoutMs: number;
   /** Deadline of assets calls: shorter, since token metadata has fallbacks and a hanging service should not stall pages. */
@@ -155,6 +157,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     logLevel,
     positionsBatchSize: integer(env, 'POSITIONS_BATCH_SIZE', 1, 1, 25),
     upstreamInflightMaxBytes: integer(env, 'UPSTREAM_INFLIGHT_MAX_BYTES', 64 * 1024 * 1024, 16 * 1024 * 1024, 2 ** 34),
+    positionsShareTtlMs: integer(env, 'POSITIONS_SHARE_TTL_MS', 2000, 0, 60_000),
     upstreamTimeoutMs: integer(env, 'UPSTREAM_TIMEOUT_MS', 5000, 50, 120_000),
     assetsTimeoutMs: integer(env, 'ASSETS_TIMEOUT_MS', 1500, 50, 120_000),
     simulatorSeed: integer(env, 'SIMULATOR_SEED', 42, 0, 2 ** 31 - 1),

@@ -5,6 +5,7 @@ import { createVerifiedCallers, type VerifiedCallers } from './stores/verified-c
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Config, UpstreamUrls } from './config.js';
 import type { ServiceDeps } from './deps.js';
+import { createPositionsStore, positionTokens, type PositionsStore, type PositionsStoreOptions } from './stores/positions.js';
 import { createEventHub, type EventHub } from './events/hub.js';
 import { createAssetCache, type AssetCache, type AssetCacheOptions } from './stores/asset-cache.js';
 import { createIdempotencyStore, createRedisIdempotencyStore, type IdempotencyStore } from './stores/idempotency.js';
@@ -24,6 +25,8 @@ export type { ServiceDeps } from './deps.js';
 export interface Services extends ServiceDeps {
   assetCache: AssetCache;
   marketIndex: MarketIndex;
+  /** Wallets' positions, shared across requests and callers for `POSITIONS_SHARE_TTL_MS`. */
+  positions: PositionsStore;
   idempotency: IdempotencyStore;
   events: EventHub;
   /**
@@ -52,6 +55,8 @@ export interface ServicesOptions {
   assetCache?: AssetCacheOptions;
   /** Timings and the clock of the shared market index (tests); the refresh period comes from the config. */
   marketIndex?: Pick<MarketIndexOptions, 'staleAfterMs' | 'minClientRefreshAgeMs' | 'now'>;
+  /** The shared positions' clock and size (tests); the time-to-live comes from the config. */
+  positions?: Pick<PositionsStoreOptions, 'now' | 'maxWallets'>;
 }
 
 export function createServices(options: ServicesOptions): Services {
@@ -118,6 +123,7 @@ export function createServices(options: ServicesOptions): Services {
     refreshIntervalMs: config.marketIndexRefreshMs,
     onTokens: (tokens) => assetCache.rememberTokens(tokens),
   });
+  const positions = createPositionsStore(deps, { ...options.positions, onPositions: (read) => assetCache.rememberTokens(positionTokens(read)) });
   const redis = config.redisUrl
     ? new Redis(config.redisUrl, {
         connectionName: 'gateway',
@@ -144,6 +150,7 @@ export function createServices(options: ServicesOptions): Services {
     ...deps,
     assetCache,
     marketIndex,
+    positions,
     idempotency,
     events,
     redis,

@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { request } from 'undici';
 import { canPin, cpuMs, freePort, peakRss, pin, startNode, waitReady, type Proc } from './processes.js';
-import { screens, type Screen, type ScreenName } from './screens.js';
+import { MANY_USERS, screens, type Screen, type ScreenName } from './screens.js';
+import { loadConfig } from '../../src/config.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -29,13 +30,14 @@ export interface ThroughputOptions {
 
 export const THROUGHPUT_DEFAULTS: ThroughputOptions = { warmSeconds: 5, coldRequests: 100, connections: 50, latencies: [0, 20], build: true };
 
-/** How many subscribers' tokens the mobile screen rotates over. */
-const SUBSCRIBERS = 20;
+/** How many subscribers' tokens the signed-in screens rotate over at most (the simulator is started with as many). */
+const SUBSCRIBERS = MANY_USERS;
 /** Cores: the load generator and the simulator share one, the measured server has the other to itself. */
 const RIG_CORE = 0;
 const SERVER_CORE = 1;
 
-type ServerKind = 'gateway' | 'baseline' | 'bare';
+/** `gateway`: response cache on (the default); `gateway-off`: RESPONSE_CACHE=off, every request executes. */
+type ServerKind = 'gateway' | 'gateway-off' | 'baseline' | 'bare';
 type Phase = 'cold' | 'warm';
 
 export interface ThroughputRow {
@@ -59,6 +61,12 @@ export interface ThroughputRow {
   failures: number;
   /** The first error body seen, shortened. */
   firstError: string | null;
+  /**
+   * Response cache executions per cache key per TTL window (gateway with its cache on): the growth of
+   * `gateway_response_cache_executions_total` ÷ (distinct keys × TTL windows the window spans); 1.0 is
+   * no stampede. null when the gateway does not count them.
+   */
+  executionsPerKeyWindow: number | null;
 }
 
 interface Fixtures {
@@ -69,6 +77,8 @@ interface Fixtures {
 
 interface Rig {
   simUrl: string;
+  /** bench/throughput/baseline.ts compiled to one JavaScript file. */
+  baselineJs: string;
   env: NodeJS.ProcessEnv;
   fixtures: Fixtures;
   pinned: boolean;
@@ -112,7 +122,7 @@ async function loadFixtures(simUrl: string): Promise<Fixtures> {
     await response.body.dump();
     if (response.statusCode === 200) tokens.push(token);
   }
-  if (tokens.length < SUBSCRIBERS) throw new Error(`The simulator has ${tokens.length} usable subscriber tokens; the mobile screen needs ${SUBSCRIBERS}.`);
+  if (tokens.length < SUBSCRIBERS) throw new Error(`The simulator has ${tokens.length} usable subscriber tokens; the signed-in screens need ${SUBSCRIBERS}.`);
   const { wallets } = await getJson<{ wallets: { address: string; positions: number }[] }>(`${simUrl}/__sim/wallets`);
   return { clientKey, tokens, wallet: wallets[0]! };
 }
@@ -136,13 +146,15 @@ function requestFor(target: Target, screen: Screen, fixtures: Fixtures, state: W
       : { method: 'POST', path: '/graphql', body: graphql };
   base.headers = { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json' };
   let turn = 0;
+  const users = Math.min(screen.users ?? 20, fixtures.tokens.length);
   if (screen.signedIn) {
     base.setupRequest = (req) => {
-      const token = fixtures.tokens[turn++ % fixtures.tokens.length]!;
+      const token = fixtures.tokens[turn++ % users]!;
       return { ...req, headers: { ...req.headers, authorization: `Bearer ${token}`, 'x-service-client-key': fixtures.clientKey } };
     };
   }
   base.onResponse = (status, body) => {
+    state.lastResponseAt = performance.now();
     const ok = status >= 200 && status < 300;
     const withErrors = ok && body.includes('"errors"');
     if (withErrors) state.graphqlErrors++;
@@ -153,6 +165,8 @@ function requestFor(target: Target, screen: Screen, fixtures: Fixtures, state: W
 }
 
 interface WindowState {
+  /** When the window's last response arrived (performance.now()). */
+  lastResponseAt: number;
   graphqlErrors: number;
   firstError: string | null;
   lastGoodBody: string | null;
@@ -179,7 +193,7 @@ const WARM_UP_PER_CONNECTION = 4;
  * calls divide exactly. A warm window is first sized by an unmeasured warm-up.
  */
 async function measure(rig: Rig, target: Target, screen: Screen, latencyMs: number, phase: Phase, options: ThroughputOptions): Promise<{ row: ThroughputRow; body: string | null }> {
-  const state: WindowState = { graphqlErrors: 0, firstError: null, lastGoodBody: null };
+  const state: WindowState = { lastResponseAt: 0, graphqlErrors: 0, firstError: null, lastGoodBody: null };
   const load = (run: { amount: number } | { duration: number }, s: WindowState) =>
     autocannon({
       url: `http://127.0.0.1:${target.port}`,
@@ -191,17 +205,31 @@ async function measure(rig: Rig, target: Target, screen: Screen, latencyMs: numb
     });
   let amount = options.coldRequests;
   if (phase === 'warm') {
-    const warmUp = await load({ amount: WARM_UP_PER_CONNECTION * options.connections }, { graphqlErrors: 0, firstError: null, lastGoodBody: null });
-    const rate = warmUp.requests.total / Math.max(0.01, warmUp.duration);
+    const warmUpStart = performance.now();
+    const warmUpState: WindowState = { lastResponseAt: 0, graphqlErrors: 0, firstError: null, lastGoodBody: null };
+    const warmUp = await load({ amount: WARM_UP_PER_CONNECTION * options.connections }, warmUpState);
+    const rate = warmUp.requests.total / Math.max(0.01, ((warmUpState.lastResponseAt || performance.now()) - warmUpStart) / 1000);
     amount = Math.min(100_000, Math.max(2 * options.connections, Math.round(rate * options.warmSeconds)));
   }
   await settle(rig.simUrl, target.proc.pid);
+  const executionsBefore = target.kind === 'gateway' ? await executionsCount(target.port) : null;
   const countsBefore = await upstreamCounts(rig.simUrl);
   const cpuBefore = cpuMs(target.proc.pid);
+  const startedAt = performance.now();
   const result = await load({ amount }, state);
+  // autocannon ends an `amount` run on its next one-second tick, so neither its `duration` nor the time
+  // until it resolves is the window's: the window ends with its last response.
+  const seconds = ((state.lastResponseAt || performance.now()) - startedAt) / 1000;
   const cpuAfter = cpuMs(target.proc.pid);
   const countsAfter = await upstreamCounts(rig.simUrl);
+  const executionsAfter = executionsBefore === null ? null : await executionsCount(target.port);
   const requests = result.requests.total;
+  let executionsPerKeyWindow: number | null = null;
+  if (executionsBefore !== null && executionsAfter !== null) {
+    const keys = screen.signedIn ? Math.min(requests, screen.users ?? 20, rig.fixtures.tokens.length) : 1;
+    const windows = Math.max(1, Math.ceil((seconds * 1000) / ttlOf(screen)));
+    executionsPerKeyWindow = (executionsAfter - executionsBefore) / (keys * windows);
+  }
   const per = (n: number) => (requests > 0 ? n / requests : NaN);
   return {
     body: state.lastGoodBody,
@@ -211,8 +239,8 @@ async function measure(rig: Rig, target: Target, screen: Screen, latencyMs: numb
       phase,
       server: target.kind,
       requests,
-      seconds: result.duration,
-      rps: requests / result.duration,
+      seconds,
+      rps: requests / seconds,
       p50: result.latency.p50,
       p99: result.latency.p99,
       cpuMsPerRequest: per(cpuAfter - cpuBefore),
@@ -222,8 +250,33 @@ async function measure(rig: Rig, target: Target, screen: Screen, latencyMs: numb
       graphqlErrors: state.graphqlErrors,
       failures: result.errors + result.timeouts,
       firstError: state.firstError,
+      executionsPerKeyWindow,
     },
   };
+}
+
+/** The gateway's count of response cache executions (`gateway_response_cache_executions_total`), or null when it has none. */
+async function executionsCount(port: number): Promise<number | null> {
+  try {
+    const response = await request(`http://127.0.0.1:${port}/metrics`);
+    const text = await response.body.text();
+    if (response.statusCode !== 200) return null;
+    let total: number | null = null;
+    for (const line of text.split('\n')) {
+      if (!line.startsWith('gateway_response_cache_executions_total')) continue;
+      const value = Number(line.slice(line.lastIndexOf(' ') + 1));
+      if (Number.isFinite(value)) total = (total ?? 0) + value;
+    }
+    return total;
+  } catch {
+    return null;
+  }
+}
+
+/** The response cache TTL of a screen's result under the gateway's configuration: the private TTL when signed in, else the public data's shortest. */
+function ttlOf(screen: Screen): number {
+  const ttl = loadConfig({ NODE_ENV: 'production', ...process.env }).responseCacheTtlMs;
+  return screen.signedIn ? ttl.private : Math.min(ttl.markets, ttl.prices, ttl.metadata);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -235,11 +288,14 @@ async function startTarget(rig: Rig, kind: ServerKind, bodyFile?: string): Promi
   const core = rig.pinned ? SERVER_CORE : null;
   let proc: Proc;
   let health: string;
-  if (kind === 'gateway') {
-    proc = startNode([join(ROOT, 'dist/server.js')], { ...rig.env, PORT: String(port) }, core);
+  if (kind === 'gateway' || kind === 'gateway-off') {
+    // One load generator is one caller: the per-caller rate limit (a guard against one client flooding) is off unless the bench's environment sets it.
+    const gatewayEnv = { RATE_LIMIT_PER_MINUTE: '0', ...rig.env, PORT: String(port), ...(kind === 'gateway-off' ? { RESPONSE_CACHE: 'off' } : {}) };
+    proc = startNode([join(ROOT, 'dist/server.js')], gatewayEnv, core);
     health = `http://127.0.0.1:${port}/health`;
   } else if (kind === 'baseline') {
-    proc = startNode(['--import', 'tsx', join(ROOT, 'bench/throughput/baseline.ts')], { ...rig.env, PORT: String(port) }, core);
+    // Plain JavaScript, as the gateway runs from dist/: no TypeScript loader compiling in the measured process.
+    proc = startNode([rig.baselineJs], { ...rig.env, PORT: String(port) }, core);
     health = `http://127.0.0.1:${port}/health`;
   } else {
     proc = startNode(['--import', 'tsx', join(ROOT, 'bench/throughput/bare.ts')], { ...rig.env, PORT: String(port), BODY_FILE: bodyFile }, core);
@@ -292,7 +348,11 @@ export async function runThroughput(options: ThroughputOptions = THROUGHPUT_DEFA
   const simPort = await freePort();
   const baseEnv: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production' };
   delete baseEnv['REDIS_URL'];
-  const sim = startNode(['--import', 'tsx', join(ROOT, 'src/simulator/main.ts')], { ...baseEnv, SIMULATOR_PORT: String(simPort), SIMULATOR_SEED: '42' }, pinned ? RIG_CORE : null);
+  const sim = startNode(
+    ['--import', 'tsx', join(ROOT, 'src/simulator/main.ts')],
+    { ...baseEnv, SIMULATOR_PORT: String(simPort), SIMULATOR_SEED: '42', SIMULATOR_SUBSCRIBERS: String(SUBSCRIBERS) },
+    pinned ? RIG_CORE : null,
+  );
   const simUrl = `http://127.0.0.1:${simPort}`;
   const rows: ThroughputRow[] = [];
   const notes: string[] = [];
@@ -306,8 +366,12 @@ export async function runThroughput(options: ThroughputOptions = THROUGHPUT_DEFA
       MARKETS_URL: `${simUrl}/markets`,
       ASSETS_URL: `${simUrl}/assets`,
     };
-    const rig: Rig = { simUrl, env, fixtures, pinned };
-    const all = screens(fixtures.wallet.address);
+    // Inside the project's node_modules, so that the bundle's external packages (undici) resolve from the project.
+    const baselineJs = join(ROOT, 'node_modules/.cache/bench/baseline.mjs');
+    execFileSync(join(ROOT, 'node_modules/.bin/esbuild'), [join(ROOT, 'bench/throughput/baseline.ts'), '--bundle', '--platform=node', '--format=esm', '--packages=external', `--outfile=${baselineJs}`], { cwd: ROOT, stdio: 'ignore' });
+    const rig: Rig = { simUrl, baselineJs, env, fixtures, pinned };
+    const only = (process.env['BENCH_SCREENS'] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    const all = screens(fixtures.wallet.address).filter((s) => only.length === 0 || only.includes(s.name));
     const log = (row: ThroughputRow) => console.log(consoleLine(row));
     console.log(
       `Throughput: ${options.connections} connections, cold = first ${options.coldRequests} requests of a fresh process, warm = ${WARM_UP_PER_CONNECTION * options.connections} requests unmeasured then ≈ ${options.warmSeconds} s of requests; ` +
@@ -316,10 +380,11 @@ export async function runThroughput(options: ThroughputOptions = THROUGHPUT_DEFA
     console.log(`Wallet screen: ${fixtures.wallet.address} (${fixtures.wallet.positions} positions, the simulator's largest wallet).\n`);
 
     const bodies = new Map<ScreenName, string>();
-    for (const latencyMs of options.latencies) {
+    const latencies = process.env['BENCH_LATENCIES'] ? process.env['BENCH_LATENCIES'].split(',').map(Number).filter((n) => Number.isFinite(n) && n >= 0) : options.latencies;
+    for (const latencyMs of latencies) {
       await setLatency(simUrl, latencyMs);
       for (const screen of all) {
-        for (const kind of ['gateway', 'baseline'] as const) {
+        for (const kind of ['gateway', 'gateway-off', 'baseline'] as const) {
           const run = await coldAndWarm(rig, kind, screen, latencyMs, options, log);
           rows.push(...run.rows);
           if (kind === 'baseline' && run.body && !bodies.has(screen.name)) bodies.set(screen.name, run.body);
@@ -378,7 +443,8 @@ function consoleLine(r: ThroughputRow): string {
   return (
     `  ${r.screen.padEnd(7)} ${String(r.latencyMs).padStart(2)} ms ${r.phase} ${r.server.padEnd(8)} ` +
     `${fixed(r.rps, 0).padStart(6)} req/s  p50 ${fixed(r.p50, 0)} ms  p99 ${fixed(r.p99, 0)} ms  CPU ${fixed(r.cpuMsPerRequest, 2)} ms/req  ` +
-    `upstream/req ${upstreamText(r.upstream)}  peak RSS ${mib(r.peakRssBytes)}  (${r.requests} req, ${r.non2xx} non-2xx, ${r.graphqlErrors} with errors, ${r.failures} failed)`
+    `upstream/req ${upstreamText(r.upstream)}  peak RSS ${mib(r.peakRssBytes)}  ` +
+    `${r.server === 'gateway' ? `executions/key/TTL ${r.executionsPerKeyWindow === null ? 'n/a' : fixed(r.executionsPerKeyWindow, 2)}  ` : ''}(${r.requests} req, ${r.non2xx} non-2xx, ${r.graphqlErrors} with errors, ${r.failures} failed)`
   );
 }
 
@@ -403,7 +469,9 @@ export function throughputMarkdown(rows: readonly ThroughputRow[], ctx: ReportCo
     if (r.server === 'bare') return 'ceiling';
     const parts: string[] = [];
     const base = baselineOf(r);
-    if (r.server === 'gateway' && base) parts.push(`${fixed(r.rps / base.rps, 2)}× req/s, ${fixed(r.cpuMsPerRequest / base.cpuMsPerRequest, 2)}× CPU`);
+    if ((r.server === 'gateway' || r.server === 'gateway-off') && base) {
+      parts.push(`${fixed(r.rps / base.rps, 2)}× req/s, ${fixed(r.cpuMsPerRequest / base.cpuMsPerRequest, 2)}× CPU, ${fixed(r.peakRssBytes / base.peakRssBytes, 2)}× peak RSS`);
+    }
     const bare = bareOf(r);
     if (bare && r.phase === 'warm') parts.push(`${fixed((100 * r.rps) / bare.rps, 0)} % of bare`);
     return parts.join('; ');
@@ -415,24 +483,27 @@ export function throughputMarkdown(rows: readonly ThroughputRow[], ctx: ReportCo
     `- Date: ${new Date().toISOString()}; run time ${ctx.seconds} s`,
     `- Machine: ${cpu[0]?.model ?? 'unknown CPU'}, ${cpu.length} cores, Node ${process.version}; load average (1 / 5 / 15 min) ${ctx.loadBefore} before, ${ctx.loadAfter} after`,
     `- Each server in its own process (${ctx.pinned ? `\`taskset -c ${SERVER_CORE}\`` : 'not pinned'}): the gateway as built (\`node dist/server.js\`, NODE_ENV=production` +
-      `${process.env['MAX_QUERY_COST'] ? `, MAX_QUERY_COST=${process.env['MAX_QUERY_COST']}` : ', MAX_QUERY_COST unset'}), the hand-written baseline ` +
+      `${process.env['MAX_QUERY_COST'] ? `, MAX_QUERY_COST=${process.env['MAX_QUERY_COST']}` : ', MAX_QUERY_COST unset'}` +
+      `, RATE_LIMIT_PER_MINUTE=${process.env['RATE_LIMIT_PER_MINUTE'] ?? '0'}: one load generator is one caller), the hand-written baseline ` +
       '(bench/throughput/baseline.ts: undici `request` on one Agent + `Promise.all`, no GraphQL, no cache), a bare node server returning the baseline\'s answer as a fixed body.',
     `- Upstreams: the simulator standalone (\`node --import tsx src/simulator/main.ts\`, seed 42: the image ships no simulator) ${ctx.pinned ? `on core ${RIG_CORE} with the load generator` : ''}; latency set per run through \`/__sim/latency\` (every call, no jitter).`,
     `- Load: autocannon, ${ctx.options.connections} connections. **cold** = the first ${ctx.options.coldRequests} requests of a fresh process (empty caches, unwarmed JIT); ` +
       `**warm** = then ${WARM_UP_PER_CONNECTION * ctx.options.connections} requests unmeasured, then as many requests as their rate makes in ${ctx.options.warmSeconds} s (at least ${2 * ctx.options.connections}), on the same process. ` +
       'Every window is a fixed number of requests, all answered inside it; the server is left to go idle before each.',
-    `- Screens: **mobile** = \`MobileHome\` rotating 20 subscribers' tokens; **wallet** = 50 positions with markets, providers and token assets of ${ctx.wallet.address} ` +
+    `- Screens: **mobile** = \`MobileHome\` rotating 20 subscribers' tokens; **mobile1000** = the same over ${MANY_USERS} distinct subscribers (most requests miss the response cache); **wallet** = 50 positions with markets, providers and token assets of ${ctx.wallet.address} ` +
       `(the simulator's largest wallet: ${ctx.wallet.positions} positions, so the page holds ${ctx.wallet.positions}); **markets** = a page of 100 markets selecting every kind's fields and token assets (bench/throughput/screens.ts).`,
     ...(ctx.busy ? [`- **The machine was shared** with other work during this run (load average above its ${cpu.length} cores): absolute figures are low and noisy; compare rows of the same run.`] : []),
     '- CPU ms/req: the server process\'s utime + stime (/proc/<pid>/stat) over the window ÷ requests answered. Upstream calls/req: the simulator\'s counters over the window ÷ requests. Peak RSS: VmHWM of the process at the end of the window.',
     '',
-    '| Screen | Upstream latency | Phase | Server | req/s | p50 | p99 | CPU ms/req | Upstream calls/req | Peak RSS | Requests | non-2xx | with GraphQL errors | vs baseline |',
-    '|---|---:|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---|',
+    '- **gateway** = response cache on; **gateway-off** = `RESPONSE_CACHE=off` (every request executes). **Executions/key/TTL** = growth of the gateway\'s `gateway_response_cache_executions_total` over the window ÷ (distinct cache keys × TTL windows the window spans; the private TTL for signed-in screens, else the public data\'s shortest); 1.00 = each key executed once per window, more = a stampede; n/a when the gateway does not count executions.',
+    '',
+    '| Screen | Upstream latency | Phase | Server | req/s | p50 | p99 | CPU ms/req | Upstream calls/req | Peak RSS | Executions/key/TTL | Requests | non-2xx | with GraphQL errors | vs baseline |',
+    '|---|---:|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---|',
   ];
   for (const r of rows) {
     lines.push(
       `| ${r.screen} | ${r.server === 'bare' ? '–' : `${r.latencyMs} ms`} | ${r.server === 'bare' ? '–' : r.phase} | ${r.server} | ${fixed(r.rps, 0)} | ${fixed(r.p50, 0)} ms | ${fixed(r.p99, 0)} ms | ` +
-        `${fixed(r.cpuMsPerRequest, 2)} | ${upstreamText(r.upstream)} | ${mib(r.peakRssBytes)} | ${r.requests} | ${r.non2xx} | ${r.graphqlErrors} | ${versus(r)} |`,
+        `${fixed(r.cpuMsPerRequest, 2)} | ${upstreamText(r.upstream)} | ${mib(r.peakRssBytes)} | ${r.server === 'gateway' ? (r.executionsPerKeyWindow === null ? 'n/a' : fixed(r.executionsPerKeyWindow, 2)) : '–'} | ${r.requests} | ${r.non2xx} | ${r.graphqlErrors} | ${versus(r)} |`,
     );
   }
   lines.push('', ...ctx.notes.map((n) => `- ${n}`), '');

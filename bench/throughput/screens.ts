@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 
-export type ScreenName = 'mobile' | 'wallet' | 'markets';
+export type ScreenName = 'mobile' | 'mobile1000' | 'wallet' | 'markets';
 
 export interface Screen {
   name: ScreenName;
@@ -15,10 +15,14 @@ export interface Screen {
   /** The baseline's route for the same screen, and its JSON body. */
   baselinePath: string;
   baselineBody: Record<string, unknown>;
-  /** Whether each request carries a subscriber's credentials (rotated over the fixtures' subscribers). */
+  /** Whether each request carries a subscriber's credentials (rotated over `users` subscribers). */
   signedIn: boolean;
+  /** How many distinct subscribers a signed-in screen rotates over. */
+  users?: number;
 }
 
+/** How many distinct subscribers the many-users mobile screen rotates over. */
+export const MANY_USERS = 1000;
 /** How many positions the wallet screen asks for. */
 export const WALLET_POSITIONS = 50;
 /** How many markets the markets screen asks for. */
@@ -140,6 +144,17 @@ export function screens(wallet: string): Screen[] {
       baselinePath: '/mobile-home',
       baselineBody: {},
       signedIn: true,
+      users: 20,
+    },
+    {
+      name: 'mobile1000',
+      title: 'Mobile home (MobileHome, 1,000 distinct subscribers: most requests miss the response cache)',
+      query: readFileSync(new URL('../../test/operations/MobileHome.graphql', import.meta.url), 'utf8'),
+      variables: {},
+      baselinePath: '/mobile-home',
+      baselineBody: {},
+      signedIn: true,
+      users: MANY_USERS,
     },
     {
       name: 'wallet',

@@ -1,14 +1,5 @@
 import DataLoader from 'dataloader';
-import {
-  marketTokens,
-  walletValueHistory,
-  type Freshness,
-  type Market,
-  type Position,
-  type Resolution,
-  type TokenRef,
-  type WalletValuePoint,
-} from '../models/index.js';
+import { walletValueHistory, type Freshness, type Market, type Position, type Resolution, type WalletValuePoint } from '../models/index.js';
 import type { Services } from '../services.js';
 import { MAX_POSITION_WALLETS } from '../upstream/index.js';
 import type { CallScope } from '../upstream/scope.js';
@@ -27,29 +18,19 @@ export interface PositionLoaders {
   byWallet: DataLoader<string, Position[]>;
   /** A wallet's value over time, one upstream call per distinct key. */
   valueHistory: DataLoader<ValueHistoryKey, WalletValuePoint[], string>;
-  /** A market embedded in a position this request loaded: `ORIGIN`, as of its positions call; null for any other market. */
+  /** A market embedded in a position this request loaded, as of its positions call: `ORIGIN` when read for this request, `CACHE` from a shared copy; null for any other market. */
   marketFreshness(market: Market): Freshness | null;
 }
 
 /** `scope` is the operation's: its signal aborts the calls (the loaders serve one request, so batches hold that request's keys only). */
 export function createPositionLoaders(services: Services, scope: CallScope = {}): PositionLoaders {
-  const { upstream, assetCache, config } = services;
+  const { upstream, config } = services;
+  const startedAt = services.positions.now();
 
-  // Embedded market records, by when the positions call that carried them answered.
-  const embedded = new WeakMap<Market, Date>();
-
-  const byWallet = new DataLoader<string, Position[]>(
-    async (wallets) => {
-      const positions = await upstream.markets.getPositions({ walletAddresses: wallets, scope });
-      const answeredAt = new Date();
-      for (const position of positions) if (position.market) embedded.set(position.market, answeredAt);
-      assetCache.rememberTokens(positionTokens(positions));
-      const byOwner = new Map<string, Position[]>(wallets.map((wallet) => [wallet, []]));
-      for (const position of positions) byOwner.get(position.ownerAddress)?.push(position);
-      return wallets.map((wallet) => byOwner.get(wallet) ?? []);
-    },
-    { maxBatchSize: Math.min(Math.max(1, config.positionsBatchSize), MAX_POSITION_WALLETS) },
-  );
+  // Positions are shared across requests and callers (src/stores/positions.ts); the loader batches and deduplicates within the request.
+  const byWallet = new DataLoader<string, Position[]>((wallets) => services.positions.load(wallets, scope), {
+    maxBatchSize: Math.min(Math.max(1, config.positionsBatchSize), MAX_POSITION_WALLETS),
+  });
 
   const valueHistory = new DataLoader<ValueHistoryKey, WalletValuePoint[], string>(
     async ([key]) => {
@@ -74,21 +55,10 @@ export function createPositionLoaders(services: Services, scope: CallScope = {})
     byWallet,
     valueHistory,
     marketFreshness(market) {
-      const asOf = embedded.get(market);
-      return asOf ? { source: 'ORIGIN', asOf, stale: false } : null;
+      const asOf = services.positions.fetchedAtOf(market);
+      if (asOf === null) return null;
+      // Read for this request (or by a read it joined that answered after it began): ORIGIN; a shared copy read before it: CACHE.
+      return { source: asOf >= startedAt ? 'ORIGIN' : 'CACHE', asOf: new Date(asOf), stale: false };
     },
   };
-}
-
-/** The token records carried by positions (their markets', reward and outcome tokens), once each. */
-function positionTokens(positions: readonly Position[]): TokenRef[] {
-  const tokens = new Map<string, TokenRef>();
-  const add = (token: TokenRef | null) => {
-    if (token && !tokens.has(token.assetId)) tokens.set(token.assetId, token);
-  };
-  for (const position of positions) {
-    if (position.market) for (const token of marketTokens(position.market)) add(token);
-    if (position.type === 'REWARD' || position.type === 'PREDICTION') add(position.token);
-  }
-  return [...tokens.values()];
 }

@@ -18,6 +18,8 @@ export interface SimulatorOptions {
   seed?: number;
   /** When set, markets and assets calls must carry this `X-Service-Client-Key` (401 otherwise). */
   clientKey?: string;
+  /** How many subscribers the alerts service has (default 60). */
+  subscribers?: number;
 }
 
 export interface Simulator {
@@ -37,7 +39,7 @@ const MAX_BODY = 8 * 1024 * 1024;
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   const seed = options.seed ?? 42;
   const world = generateWorld(seed);
-  const alerts = createAlertsState(seed, world.wallets.map((w) => w.address));
+  const alerts = createAlertsState(seed, world.wallets.map((w) => w.address), { subscribers: options.subscribers });
   const controls = new SimulatorControls();
 
   const routers: Record<ServiceName, Router> = {

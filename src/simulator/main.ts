@@ -3,7 +3,8 @@ import { startSimulator } from './index.js';
 /** `npm run simulator`: the three upstream services standalone, for pointing a gateway at by URL. */
 const port = Number(process.env['SIMULATOR_PORT'] ?? 7001);
 const seed = Number(process.env['SIMULATOR_SEED'] ?? 42);
-const sim = await startSimulator({ port, seed, host: process.env['SIMULATOR_HOST'] ?? '127.0.0.1' });
+const subscribers = process.env['SIMULATOR_SUBSCRIBERS'] ? Math.min(10_000, Math.max(1, Math.trunc(Number(process.env['SIMULATOR_SUBSCRIBERS'])) || 1)) : undefined;
+const sim = await startSimulator({ port, seed, host: process.env['SIMULATOR_HOST'] ?? '127.0.0.1', subscribers });
 const { demo } = sim.alerts;
 console.log(`Simulator listening on ${sim.url} (seed ${seed})`);
 console.log(`  ALERTS_URL=${sim.urls.alerts}`);

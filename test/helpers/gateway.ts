@@ -11,7 +11,7 @@ import type { UpstreamConfig } from '../../src/upstream/index.js';
 import { freePort, startRedis, stopProcess } from './processes.js';
 
 export interface TestGatewayOptions {
-  /** Overrides of the configuration (the rest is the defaults of an empty environment, with the response cache off). */
+  /** Overrides of the configuration (the rest is the defaults of an empty environment, with the response cache off and positions not shared). */
   config?: Partial<Config>;
   /** Overrides of the upstream layer (breakers are off unless a test turns them on). */
   upstream?: Partial<UpstreamConfig>;
@@ -19,6 +19,8 @@ export interface TestGatewayOptions {
   assetCache?: ServicesOptions['assetCache'];
   /** Timings and the clock of the shared market index. */
   marketIndex?: ServicesOptions['marketIndex'];
+  /** The clock and size of the shared positions (turn sharing on with `config.positionsShareTtlMs`). */
+  positions?: ServicesOptions['positions'];
   simulator?: SimulatorOptions;
   /** Use this running simulator instead of starting one (it is then not closed). */
   sim?: Simulator;
@@ -57,9 +59,9 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   const sim = options.sim ?? (await startSimulator({ seed: 42, ...options.simulator }));
   // Identities are asked for on every request unless a test turns the memo on: most tests count each
   // request's upstream calls on their own (test/alerts/identity-memo.test.ts tests the memo).
-  const config: Readonly<Config> = Object.freeze({ ...loadConfig({ RESPONSE_CACHE: 'off', AUTH_IDENTITY_TTL_MS: '0' }), ...options.config });
+  const config: Readonly<Config> = Object.freeze({ ...loadConfig({ RESPONSE_CACHE: 'off', AUTH_IDENTITY_TTL_MS: '0', POSITIONS_SHARE_TTL_MS: '0' }), ...options.config });
   const logger = options.logger ?? createLogger({ logLevel: 'silent' });
-  const services = createServices({ config, urls: sim.urls, logger, upstream: { breaker: false, ...options.upstream }, assetCache: options.assetCache, marketIndex: options.marketIndex });
+  const services = createServices({ config, urls: sim.urls, logger, upstream: { breaker: false, ...options.upstream }, assetCache: options.assetCache, marketIndex: options.marketIndex, positions: options.positions });
   const app = createApp({ config, services });
   await services.start();
   sim.controls.resetCounts();

@@ -85,7 +85,7 @@ MarketRef.implement({
       type: FreshnessRef,
       nullable: false,
       description:
-        "How fresh this record is: the gateway's copy of the listing (CACHE, or STALE when its refreshes failed), or ORIGIN when read for this request (a market embedded in a position, or a listing re-read for `Cache-Control`).",
+        "How fresh this record is: the gateway's copy of the listing (CACHE, or STALE when its refreshes failed), or ORIGIN when read for this request (a market embedded in a position read for it, or a listing re-read for `Cache-Control`); a market embedded in a wallet's shared positions read before this request is CACHE.",
       resolve: (m, _args, ctx) =>
         ctx.services.marketIndex.freshnessOf(m, ctx.scope) ?? ctx.loaders.positions.marketFreshness(m) ?? UNKNOWN_ORIGIN,
     }),

@@ -265,14 +265,14 @@ function makeSubscriber(
 }
 
 /** Builds the whole alerts world from a seed. `anchorMs` is "now" for the generated history. */
-export function generateAlertsData(seed: number, walletAddresses: readonly string[], anchorMs: number): AlertsData {
+export function generateAlertsData(seed: number, walletAddresses: readonly string[], anchorMs: number, count = SUBSCRIBER_COUNT): AlertsData {
   const rng = alertsRng(seed ^ 0x0a1e7);
   const apps = makeApps(rng);
   const clientKeys = [DEMO_CLIENT_KEY, `sck_${hexBytes(rng, 12)}`, `sck_${hexBytes(rng, 12)}`];
 
   const wallets = [...new Set(walletAddresses)];
-  while (wallets.length < MIN_SUBSCRIBERS) wallets.push(base58Address(rng));
-  const chosen = wallets.slice(0, Math.max(MIN_SUBSCRIBERS, Math.min(SUBSCRIBER_COUNT, wallets.length)));
+  while (wallets.length < Math.max(MIN_SUBSCRIBERS, count)) wallets.push(base58Address(rng));
+  const chosen = wallets.slice(0, Math.max(MIN_SUBSCRIBERS, Math.min(count, wallets.length)));
 
   const subscribers = new Map<string, SubscriberRecord>();
   chosen.forEach((wallet, i) => subscribers.set(wallet, makeSubscriber(rng, i, wallet, apps, anchorMs)));

@@ -5,6 +5,8 @@ import type { AppRecord, DeliveryRecord, DemoCredentials, SubscriberRecord } fro
 export interface AlertsStateOptions {
   /** "Now" for the generated history (epoch ms). Default: the start of the current UTC day. */
   anchorMs?: number;
+  /** How many subscribers to generate (default SUBSCRIBER_COUNT; the throughput bench asks for 1,000 distinct users). */
+  subscribers?: number;
 }
 
 /** An accepted send remembered under its `Idempotency-Key` (scoped per app). */
@@ -36,18 +38,20 @@ export class AlertsState {
   #idempotency = new Map<string, Map<string, IdempotencyEntry>>();
   #rng!: Rng;
   #clock: () => number = Date.now;
+  #subscribers: number | undefined;
 
   constructor(seed: number, walletAddresses: readonly string[], options: AlertsStateOptions = {}) {
     this.seed = seed;
     this.walletAddresses = [...walletAddresses];
     const today = new Date();
     this.anchorMs = options.anchorMs ?? Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate());
+    this.#subscribers = options.subscribers;
     this.reset();
   }
 
   /** Back to the initial data: subscribers, apps, inboxes, deliveries, idempotency keys, and the real clock. */
   reset(): void {
-    this.#data = generateAlertsData(this.seed, this.walletAddresses, this.anchorMs);
+    this.#data = generateAlertsData(this.seed, this.walletAddresses, this.anchorMs, this.#subscribers);
     this.#byToken = new Map([...this.#data.subscribers.values()].map((s) => [s.token, s]));
     this.#byApiKey = new Map(this.#data.apps.map((a) => [a.apiKey, a]));
     this.#byAppId = new Map(this.#data.apps.map((a) => [a.id, a]));

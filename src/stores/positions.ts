@@ -1,0 +1,137 @@
+/**
+ * Wallets' positions shared across requests and callers for a short time (`POSITIONS_SHARE_TTL_MS`).
+ *
+ * Positions are public, on-chain data: the same wallet's positions are fetched, parsed and mapped once
+ * per time-to-live however many requests and users look at it, and a read already in flight is joined
+ * rather than repeated. A client's `Cache-Control: max-age=N` / `no-cache` bounds the age of the copy it
+ * is served, as for the market index and the asset cache. A TTL of 0 turns sharing off (one read per
+ * request, as before).
+ */
+import type { ServiceDeps } from '../deps.js';
+import { marketTokens, type Market, type Position, type TokenRef } from '../models/index.js';
+import { untilDeadline } from '../upstream/deadline.js';
+import { detached, type CallScope } from '../upstream/scope.js';
+
+export interface PositionsStoreOptions {
+  /** How long a wallet's positions are shared; default `config.positionsShareTtlMs`. */
+  ttlMs?: number;
+  /** Most wallets held at once (the oldest is dropped first). */
+  maxWallets?: number;
+  now?: () => number;
+  /** Every read's positions, once (the asset cache remembers their token records). */
+  onPositions?: (positions: readonly Position[]) => void;
+}
+
+interface Copy {
+  positions: Position[];
+  fetchedAt: number;
+}
+
+interface Pending {
+  promise: Promise<Copy>;
+  startedAt: number;
+}
+
+export interface PositionsStore {
+  /** Every position of each wallet, in order; fresh copies and reads in flight are shared, the rest fetched together in one call. */
+  load(wallets: readonly string[], scope?: CallScope): Promise<Position[][]>;
+  /** When the positions read that carried this embedded market answered (on the store's clock); null for any other market. */
+  fetchedAtOf(market: Market): number | null;
+  /** The store's clock (what `fetchedAtOf` answers on). */
+  now(): number;
+}
+
+export const DEFAULT_POSITIONS_MAX_WALLETS = 10_000;
+
+export function createPositionsStore(deps: ServiceDeps, options: PositionsStoreOptions = {}): PositionsStore {
+  const { upstream } = deps;
+  const ttlMs = options.ttlMs ?? deps.config.positionsShareTtlMs;
+  const maxWallets = options.maxWallets ?? DEFAULT_POSITIONS_MAX_WALLETS;
+  const now = options.now ?? Date.now;
+  const copies = new Map<string, Copy>();
+  const pending = new Map<string, Pending>();
+  const embedded = new WeakMap<Market, number>();
+
+  const acceptable = (fetchedAt: number, scope: CallScope | undefined) =>
+    now() - fetchedAt <= ttlMs && (!scope?.freshness || scope.freshness.accepts(fetchedAt, now));
+
+  /** One read of these wallets' positions, grouped by owner in the order asked. */
+  async function read(wallets: readonly string[], scope: CallScope | undefined) {
+    const positions = await upstream.markets.getPositions({ walletAddresses: wallets, scope });
+    const fetchedAt = now();
+    options.onPositions?.(positions);
+    const byOwner = new Map<string, Position[]>(wallets.map((wallet) => [wallet, []]));
+    for (const position of positions) {
+      if (position.market) embedded.set(position.market, fetchedAt);
+      byOwner.get(position.ownerAddress)?.push(position);
+    }
+    return { byOwner, fetchedAt };
+  }
+
+  function fetch(wallets: string[], scope: CallScope | undefined): void {
+    const startedAt = now();
+    // Other requests join this read: it runs to its end whatever this request's client or deadline does.
+    const all = read(wallets, detached(scope));
+    all.catch(() => {});
+    for (const wallet of wallets) {
+      const promise = all.then(({ byOwner, fetchedAt }) => ({ positions: byOwner.get(wallet) ?? [], fetchedAt }));
+      promise.catch(() => {});
+      const entry: Pending = { promise, startedAt };
+      pending.set(wallet, entry);
+      promise.then(
+        (copy) => {
+          if (pending.get(wallet) === entry) pending.delete(wallet);
+          copies.delete(wallet);
+          copies.set(wallet, copy);
+          if (copies.size > maxWallets) copies.delete(copies.keys().next().value!);
+        },
+        () => {
+          if (pending.get(wallet) === entry) pending.delete(wallet);
+        },
+      );
+    }
+  }
+
+  return {
+    async load(wallets, scope) {
+      if (ttlMs <= 0) {
+        // Not shared: the request's own read, ended with it.
+        const { byOwner } = await read(wallets, scope);
+        return wallets.map((wallet) => byOwner.get(wallet) ?? []);
+      }
+      const missing: string[] = [];
+      for (const wallet of wallets) {
+        const copy = copies.get(wallet);
+        if (copy && acceptable(copy.fetchedAt, scope)) continue;
+        const inFlight = pending.get(wallet);
+        // A read started before the client's bound could answer with a copy older than it allows.
+        if (inFlight && (!scope?.freshness || scope.freshness.accepts(inFlight.startedAt, now))) continue;
+        missing.push(wallet);
+      }
+      if (missing.length > 0) fetch(missing, scope);
+      const answers = wallets.map((wallet) => {
+        const copy = copies.get(wallet);
+        if (copy && acceptable(copy.fetchedAt, scope)) return copy.positions;
+        return untilDeadline(pending.get(wallet)!.promise, scope?.deadline, 'markets').then((c) => c.positions);
+      });
+      return Promise.all(answers);
+    },
+    fetchedAtOf(market) {
+      return embedded.get(market) ?? null;
+    },
+    now,
+  };
+}
+
+/** The token records carried by positions (their markets', reward and outcome tokens), once each. */
+export function positionTokens(positions: readonly Position[]): TokenRef[] {
+  const tokens = new Map<string, TokenRef>();
+  const add = (token: TokenRef | null) => {
+    if (token && !tokens.has(token.assetId)) tokens.set(token.assetId, token);
+  };
+  for (const position of positions) {
+    if (position.market) for (const token of marketTokens(position.market)) add(token);
+    if (position.type === 'REWARD' || position.type === 'PREDICTION') add(position.token);
+  }
+  return [...tokens.values()];
+}
