@@ -59,6 +59,15 @@ function send(port: number, from: string, method: string, path: string, headers:
   });
 }
 
+/** Waits (up to 5 s) until the gateway answers /health through the proxy on `port`. */
+async function untilHealthy(port: number): Promise<void> {
+  for (let i = 0; i < 50; i++) {
+    if ((await send(port, '127.0.0.1', 'GET', '/health', {}).catch(() => null))?.status === 200) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`nothing answered /health through port ${port}`);
+}
+
 const ask = (port: number, from: string, headers: Record<string, string> = {}) =>
   send(port, from, 'POST', '/graphql', { 'content-type': 'application/json', ...headers }, JSON.stringify({ query: '{ __typename }' }));
 
@@ -92,7 +101,7 @@ describe.runIf(haveNginx)('through the shipped nginx config', () => {
       null,
       { cwd: prefix },
     );
-    for (let i = 0; i < 50 && (await send(port, '127.0.0.1', 'GET', '/health', {}).catch(() => null))?.status !== 200; i++) await new Promise((r) => setTimeout(r, 100));
+    await untilHealthy(port);
   });
   afterAll(async () => {
     await stopProcess(nginx.child);
@@ -162,7 +171,7 @@ backend replicas
 `,
     );
     haproxy = await startProcess('haproxy', ['-f', join(dir, 'haproxy.cfg'), '-db'], null, { cwd: dir });
-    for (let i = 0; i < 50 && (await send(port, '127.0.0.1', 'GET', '/health', {}).catch(() => null))?.status !== 200; i++) await new Promise((r) => setTimeout(r, 100));
+    await untilHealthy(port);
   });
   afterAll(async () => {
     await stopProcess(haproxy.child);
