@@ -30,7 +30,7 @@ export const builder = new SchemaBuilder<{
 }>({
   plugins: [RelayPlugin, ComplexityPlugin],
   // Field costs only: the limit is enforced once per operation, before execution, by plugins/query-cost.ts.
-  complexity: { defaultComplexity: 1, defaultListMultiplier: UNPAGINATED_LIST_BOUND, disabled: true },
+  complexity: { defaultComplexity: 0, defaultListMultiplier: UNPAGINATED_LIST_BOUND, disabled: true },
   relay: {
     clientMutationId: 'omit',
     cursorType: 'String',
@@ -38,7 +38,7 @@ export const builder = new SchemaBuilder<{
     edgesFieldOptions: {
       nullable: { list: false, items: false },
       description: 'The items of this page, each with its cursor.',
-      complexity: { field: 1, multiplier: 1 },
+      complexity: { field: 0, multiplier: 1 },
     },
     nodeFieldOptions: { nullable: false, description: 'The item at the end of the edge.' },
     idFieldOptions: { description: 'Opaque global id: pass it to `node(id:)` to fetch this object again.' },

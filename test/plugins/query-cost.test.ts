@@ -6,6 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { DEFAULT_MAX_QUERY_COST } from '../../src/config.js';
 import { operationCost } from '../../src/plugins/query-cost.js';
+import { ITEM_COST, POINT_COST, SERIES_CALL_COST } from '../../src/schema/common/cost.js';
 import { schema } from '../../src/schema/index.js';
 import { attachGraphQLWs } from '../../src/ws.js';
 import { startTestGateway, totalCalls, type TestGateway } from '../helpers/gateway.js';
@@ -34,25 +35,29 @@ describe('the cost model', () => {
 
   it('multiplies by first, by the default page size, and by the length of ids and addresses', () => {
     const positions = (args: string) => `{ wallet(address: "${WALLET}") { positions${args} { edges { node { id } } } } }`;
-    // wallet 1 + positions 1 + n × (edges 1 + node 1 + id 1)
-    expect(cost(positions('(first: 50)'))).toBe(2 + 50 * 3);
-    expect(cost(positions(''))).toBe(2 + 20 * 3);
-    expect(cost('query($a: [String!]!) { wallets(addresses: $a) { address } }', { a: addresses(25) })).toBe(1 + 25);
-    expect(cost('query($ids: [ID!]!) { nodes(ids: $ids) { id } }', { ids: ['a', 'b', 'c'] })).toBe(1 + 3);
+    // positions 1 + n items × ITEM_COST; what each item selects from its record (edges, node, id) costs nothing.
+    expect(cost(positions('(first: 50)'))).toBe(1 + 50 * ITEM_COST);
+    expect(cost(positions(''))).toBe(1 + 20 * ITEM_COST);
+    expect(cost('query($a: [String!]!) { wallets(addresses: $a) { address } }', { a: addresses(25) })).toBe(1 + 25 * ITEM_COST);
+    expect(cost('query($ids: [ID!]!) { nodes(ids: $ids) { id } }', { ids: ['a', 'b', 'c'] })).toBe(1 + 3 * ITEM_COST);
+    // A page inside a page costs the inner page's items once per outer item.
+    const nested = `query($a: [String!]!) { wallets(addresses: $a) { positions(first: 10) { edges { node { id } } } } }`;
+    expect(cost(nested, { a: addresses(5) })).toBe(1 + 5 * ITEM_COST + 5 * (1 + 10 * ITEM_COST));
   });
 
   it('reads list sizes from variable values', () => {
     const page = 'query($n: Int) { markets(first: $n) { edges { node { marketId } } } }';
     expect(cost(page, { n: 100 })).toBe(10 * (cost(page, { n: 10 }) as number) - 9);
     const everyKind = screens(WALLET, [], APP_ID).find((m) => m.name.startsWith('100 markets'))!;
-    expect(costOf({ ...everyKind, variables: { first: 200 } })).toBeGreaterThan(DEFAULT_MAX_QUERY_COST);
+    expect(costOf({ ...everyKind, variables: { first: 100 } })).toBeGreaterThan(3 * (costOf({ ...everyKind, variables: { first: 25 } }) as number));
   });
 
   it('counts a history by the points of its window, at most 2,000', () => {
     const history = (from: string, resolution: string) =>
       `{ market(id: "m") { apyHistory(from: "${from}", to: "2025-11-08T00:00:00Z", resolution: ${resolution}) { timestamp } } }`;
-    expect(cost(history('2025-11-01T00:00:00Z', 'ONE_DAY'))).toBe(2 + 8);
-    expect(cost(history('2020-01-01T00:00:00Z', 'ONE_HOUR'))).toBe(2 + 2000);
+    // Its call, 1, and each point.
+    expect(cost(history('2025-11-01T00:00:00Z', 'ONE_DAY'))).toBe(SERIES_CALL_COST + 1 + 8 * POINT_COST);
+    expect(cost(history('2020-01-01T00:00:00Z', 'ONE_HOUR'))).toBe(SERIES_CALL_COST + 1 + 2000 * POINT_COST);
   });
 
   it('prices fragments as their inline selections, and aliases each on its own', () => {
@@ -138,9 +143,9 @@ describe('MAX_QUERY_COST at the gateway', () => {
     const small = await startTestGateway({ sim: gw.sim, config: { maxQueryCost: 100 } });
     try {
       const page = 'query($n: Int) { markets(first: $n) { edges { node { marketId } } } }';
-      expect((await small.execute(page, { n: 10 })).errors).toBeUndefined();
+      expect((await small.execute(page, { n: 5 })).errors).toBeUndefined();
       const refused = await small.execute(page, { n: 50 });
-      expect(refused.errors?.[0]?.extensions).toEqual({ code: 'QUERY_TOO_COMPLEX', cost: 1 + 50 * 3, maxCost: 100 });
+      expect(refused.errors?.[0]?.extensions).toEqual({ code: 'QUERY_TOO_COMPLEX', cost: 1 + 50 * ITEM_COST, maxCost: 100 });
     } finally {
       await small.close();
     }

@@ -68,6 +68,11 @@ export const screens = (wallet: string, wallets: string[], appId: string): Measu
     variables: { first: 100 },
   },
   {
+    name: "A dashboard: 25 wallets, each with 50 positions with market, provider and token assets",
+    query: `query($a: [String!]!) { wallets(addresses: $a) { address totalValueUsd positions(first: 50) { totalCount edges { node { ${position} } } } } }`,
+    variables: { a: wallets.slice(0, 25) },
+  },
+  {
     name: '25 wallets with their positions',
     query: `query($a: [String!]!) { wallets(addresses: $a) { address totalValueUsd positions { totalCount edges { node { __typename id type amount amountUsd market { id marketId productName provider { name } } } } } } }`,
     variables: { a: wallets.slice(0, 25) },

@@ -4,39 +4,57 @@ import { MAX_HISTORY_POINTS, pointCount } from '../../upstream/index.js';
 import type { WindowArgs, WindowRules } from './inputs.js';
 
 /**
- * Costs of list fields for `@pothos/plugin-complexity` (enforced by `plugins/query-cost.ts`). Every
- * selected field costs 1; a field's sub-selection is multiplied by the size of the list it opens, read
- * from the field's own arguments (variables already substituted). Connections carry the page size on
- * the connection field, so their `edges` multiply by 1 (builder.ts).
+ * Costs of fields for `@pothos/plugin-complexity` (enforced by `plugins/query-cost.ts`), following the
+ * work a field makes rather than the fields it selects: a field resolved from what its parent holds (a
+ * scalar, a position's market from the index, a token from the asset cache) costs nothing; each item a
+ * page or a list argument opens costs `ITEM_COST` (a record fetched, mapped and answered with whatever
+ * is selected of it), each time series `SERIES_CALL_COST` and each of its points `POINT_COST`, and a list field itself 1. The
+ * sub-selection is still multiplied by the list's size (a page of wallets each opening a page of
+ * positions costs both pages' items). Connections carry the page size on the connection field, so
+ * their `edges` multiply by 1 (builder.ts).
  */
+
+/** What one item of a page or of a list argument costs: a record fetched, mapped and answered. */
+export const ITEM_COST = 8;
+/** What one point of a time series costs (a timestamp and a number, from one upstream answer). */
+export const POINT_COST = 2;
+/** What a time series costs besides its points: its own upstream call (series are not shared between requests). */
+export const SERIES_CALL_COST = 50;
 
 /** Assumed size of a list with no size argument and no page (rewards, channels, apps, topics, actions). */
 export const UNPAGINATED_LIST_BOUND = 5;
 
 /** A page of `first` (or `last`) items, `default` when neither is given; out-of-range values are refused by the resolver, so they are clamped here. */
 export function pageCost(page: { default: number; max: number }) {
-  return (args: { first?: number | null; last?: number | null }): FieldComplexityValue => ({
-    field: 1,
-    multiplier: clamp(args.first ?? args.last ?? page.default, page.max),
-  });
+  return (args: { first?: number | null; last?: number | null }): FieldComplexityValue =>
+    items(clamp(args.first ?? args.last ?? page.default, page.max), ITEM_COST);
 }
 
 /** One item per entry of a list argument (`ids`, `addresses`): the resolver refuses more than its maximum, the cost counts them all. */
 export function lengthCost<K extends string>(key: K) {
-  return (args: { [P in K]: readonly unknown[] }): FieldComplexityValue => ({ field: 1, multiplier: args[key].length });
+  return (args: { [P in K]: readonly unknown[] }): FieldComplexityValue => items(args[key].length, ITEM_COST);
 }
 
 /** A time series: the points its window holds at its resolution, at most what one range may hold. */
 export function historyCost<R extends Resolution>(rules: WindowRules<R>) {
-  return (args: WindowArgs): FieldComplexityValue => ({ field: 1, multiplier: historyPoints(args, rules) });
+  return (args: WindowArgs): FieldComplexityValue => series(historyPoints(args, rules));
 }
 
 /** A paged time series (`priceHistory`): `first`/`last` when given, else the window's points. */
 export function pagedHistoryCost<R extends Resolution>(rules: WindowRules<R>) {
-  return (args: WindowArgs & { first?: number | null; last?: number | null }): FieldComplexityValue => ({
-    field: 1,
-    multiplier: clamp(args.first ?? args.last ?? historyPoints(args, rules), MAX_HISTORY_POINTS),
-  });
+  return (args: WindowArgs & { first?: number | null; last?: number | null }): FieldComplexityValue =>
+    series(clamp(args.first ?? args.last ?? historyPoints(args, rules), MAX_HISTORY_POINTS));
+}
+
+/** A list of `n` items: 1 for the field, `each` per item, and the items' selection `n` times. */
+function items(n: number, each: number): { field: number; multiplier: number } {
+  return { field: 1 + n * each, multiplier: n };
+}
+
+/** A series of `n` points read with a call of its own. */
+function series(n: number): FieldComplexityValue {
+  const { field, multiplier } = items(n, POINT_COST);
+  return { field: SERIES_CALL_COST + field, multiplier };
 }
 
 function historyPoints<R extends Resolution>(args: WindowArgs, rules: WindowRules<R>): number {
