@@ -16,6 +16,7 @@ import { boundedParseCache, useDocumentLimits } from './plugins/document-limits.
 import { useStrictUrlParams } from './plugins/url-params.js';
 import { useJitExecution } from './plugins/jit.js';
 import { useQueryCost } from './plugins/query-cost.js';
+import { useCollapseInflight } from './plugins/collapse-inflight.js';
 import { useGatewayResponseCache } from './plugins/response-cache.js';
 import { useReadiness, type Phase } from './plugins/readiness.js';
 import { useMaskIncrementalErrors } from './plugins/mask-incremental-errors.js';
@@ -148,11 +149,16 @@ export function createApp(options: AppOptions): App {
       useRateLimit({ perMinute: config.rateLimitPerMinute, redis: services.redis, logger: services.logger, services }),
       // After every refusal: a subscription refused for another reason holds no stream.
       streams.plugin,
+      // Before the response cache: its executor (a miss) wraps this one, so concurrent misses of one key run once.
+      useCollapseInflight({ registry: services.registry, ownAnswer: (request) => ledgerAsked(request, config) }),
       ...(config.responseCache
         ? [
             useGatewayResponseCache({
               store: responseCacheStore(options),
               ttlMs: config.responseCacheTtlMs,
+              graceMs: config.responseCacheGraceMs,
+              // A stale answer's refresh: the same operation, run again through the whole gateway in the background.
+              refresh: (request, serverContext) => yoga.fetch(request, serverContext as ServerContext),
               registry: services.registry,
               // Exactly the requests that get a ledger: a header that gives none (production) does not bypass it.
               ownAnswer: (request) => ledgerAsked(request, config),
@@ -179,7 +185,8 @@ function responseCacheStore({ config, services }: AppOptions) {
     logger: services.logger,
     redis: services.redis,
     maxBytes: config.responseCacheMaxBytes,
-    ownerIndexTtlMs: config.responseCacheTtlMs.private,
+    ownerIndexTtlMs: config.responseCacheTtlMs.private + config.responseCacheGraceMs,
+    graceMs: config.responseCacheGraceMs,
   });
 }
 

@@ -52,6 +52,11 @@ export interface Config {
   responseCacheMaxBytes: number;
   /** How long a cached result may live, by the kind of data it holds (the shortest of its kinds wins). */
   responseCacheTtlMs: Readonly<ResponseCacheTtls>;
+  /**
+   * How long past its TTL a cached result is still answered, stale (with its `Age`), while one background
+   * execution refreshes it (`RESPONSE_CACHE_GRACE_MS`); a client's `Cache-Control: max-age` bounds it. Default 30 000; 0 turns it off.
+   */
+  responseCacheGraceMs: number;
   /** Operations one caller may start per minute, across replicas with Redis; `0` disables the limit. Default 3 000. */
   rateLimitPerMinute: number;
   /** Which peers' `X-Forwarded-For` / `Forwarded` are believed (`TRUSTED_PROXIES`): none by default. */
@@ -166,6 +171,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     maxQueryCost: integer(env, 'MAX_QUERY_COST', DEFAULT_MAX_QUERY_COST, 100, 10_000_000),
     responseCache: onOff(read('RESPONSE_CACHE'), 'RESPONSE_CACHE', true),
     responseCacheMaxBytes: integer(env, 'RESPONSE_CACHE_MAX_BYTES', 64 * 1024 * 1024, 1024, 2 ** 40),
+    responseCacheGraceMs: integer(env, 'RESPONSE_CACHE_GRACE_MS', 30_000, 0, 86_400_000),
     responseCacheTtlMs: Object.freeze({
       markets: integer(env, 'RESPONSE_CACHE_TTL_MARKETS_MS', 30_000, 0, 86_400_000),
       prices: integer(env, 'RESPONSE_CACHE_TTL_PRICES_MS', 10_000, 0, 86_400_000),

@@ -63,7 +63,7 @@ export interface ThroughputRow {
   firstError: string | null;
   /**
    * Response cache executions per cache key per TTL window (gateway with its cache on): the growth of
-   * `gateway_response_cache_executions_total` ÷ (distinct keys × TTL windows the window spans); 1.0 is
+   * `gateway_executions_total{shared="false"}` ÷ (distinct keys × TTL windows the window spans); 1.0 is
    * no stampede. null when the gateway does not count them.
    */
   executionsPerKeyWindow: number | null;
@@ -255,7 +255,7 @@ async function measure(rig: Rig, target: Target, screen: Screen, latencyMs: numb
   };
 }
 
-/** The gateway's count of response cache executions (`gateway_response_cache_executions_total`), or null when it has none. */
+/** The gateway's count of query executions that ran (`gateway_executions_total{shared="false"}`: not those that shared one in flight), or null when it has none. */
 async function executionsCount(port: number): Promise<number | null> {
   try {
     const response = await request(`http://127.0.0.1:${port}/metrics`);
@@ -263,7 +263,7 @@ async function executionsCount(port: number): Promise<number | null> {
     if (response.statusCode !== 200) return null;
     let total: number | null = null;
     for (const line of text.split('\n')) {
-      if (!line.startsWith('gateway_response_cache_executions_total')) continue;
+      if (!line.startsWith('gateway_executions_total{shared="false"}')) continue;
       const value = Number(line.slice(line.lastIndexOf(' ') + 1));
       if (Number.isFinite(value)) total = (total ?? 0) + value;
     }
@@ -495,7 +495,7 @@ export function throughputMarkdown(rows: readonly ThroughputRow[], ctx: ReportCo
     ...(ctx.busy ? [`- **The machine was shared** with other work during this run (load average above its ${cpu.length} cores): absolute figures are low and noisy; compare rows of the same run.`] : []),
     '- CPU ms/req: the server process\'s utime + stime (/proc/<pid>/stat) over the window ÷ requests answered. Upstream calls/req: the simulator\'s counters over the window ÷ requests. Peak RSS: VmHWM of the process at the end of the window.',
     '',
-    '- **gateway** = response cache on; **gateway-off** = `RESPONSE_CACHE=off` (every request executes). **Executions/key/TTL** = growth of the gateway\'s `gateway_response_cache_executions_total` over the window ÷ (distinct cache keys × TTL windows the window spans; the private TTL for signed-in screens, else the public data\'s shortest); 1.00 = each key executed once per window, more = a stampede; n/a when the gateway does not count executions.',
+    '- **gateway** = response cache on; **gateway-off** = `RESPONSE_CACHE=off` (every request executes). **Executions/key/TTL** = growth of the gateway\'s `gateway_executions_total{shared="false"}` over the window ÷ (distinct cache keys × TTL windows the window spans; the private TTL for signed-in screens, else the public data\'s shortest); 1.00 = each key executed once per window, more = a stampede; n/a when the gateway does not count executions.',
     '',
     '| Screen | Upstream latency | Phase | Server | req/s | p50 | p99 | CPU ms/req | Upstream calls/req | Peak RSS | Executions/key/TTL | Requests | non-2xx | with GraphQL errors | vs baseline |',
     '|---|---:|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---|',

@@ -6,7 +6,7 @@ import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Context } from '../context.js';
 import { readCredentials, subscriberKey } from '../credentials.js';
-import { servedFromCache } from './response-cache.js';
+import { isCacheRefresh, servedFromCache } from './response-cache.js';
 import { gatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { addressBucket } from '../client-address.js';
@@ -76,6 +76,8 @@ export function useRateLimit(options: RateLimitOptions): Plugin<Context> {
 
   return {
     async onExecute({ args, context, setResultAndStopExecution }) {
+      // A stale answer's background refresh was counted as the answer it refreshes.
+      if (isCacheRefresh(context.request)) return;
       const refused = await check(context, operationOf(args.document.definitions, args.operationName));
       if (refused) setResultAndStopExecution(refused);
     },

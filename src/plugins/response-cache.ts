@@ -2,14 +2,14 @@ import { useResponseCache, type Cache } from '@graphql-yoga/plugin-response-cach
 import { getOperationAST, parse, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { Counter, type Registry } from 'prom-client';
 import type { ResponseCacheTtls } from '../config.js';
 import type { Context } from '../context.js';
 import { readCacheControl } from '../cache-control.js';
 import { MAX_DOCUMENT_BYTES, MAX_DOCUMENT_NESTING, nestsDeeperThan } from './document-limits.js';
 import { readCredentials, subscriberKey } from '../credentials.js';
-import { PUBLIC_OWNER, resultBody, type ResponseCacheStore } from '../stores/response-cache.js';
+import { heldFreshness, PUBLIC_OWNER, resultBody, type ResponseCacheStore } from '../stores/response-cache.js';
 import { DATA_KINDS, documentPolicy, type CachePolicy } from './response-cache-policy.js';
 import { WIRE_FORMS, type WireForms } from './wire-encoding.js';
 
@@ -24,6 +24,12 @@ export interface ResponseCacheOptions {
   registry?: Registry;
   /** Requests whose answer is their own (they get the upstream ledger): neither served from nor stored in the cache. Default: none. */
   ownAnswer?: (request: Request) => boolean;
+  /** How long past its TTL a result is answered stale while it is refreshed (bounded by the client's `max-age`). Default 0: never. */
+  graceMs?: number;
+  /** Runs a refresh request through the gateway (its answer is stored, not read); required for a grace period. */
+  refresh?: (request: Request, serverContext: unknown) => Promise<Response> | Response;
+  /** The clock (tests). */
+  now?: () => number;
 }
 
 /** What the cache decided for one HTTP request, read by every later hook. */
@@ -34,6 +40,19 @@ interface RequestState {
   owner: string;
   /** Answered from the cache. */
   hit?: boolean;
+  /** The cache key, once built (cacheable requests only). */
+  key?: string;
+  /** The client's `max-age`: no stale answer older than it. */
+  maxAgeMs: number | null;
+  /** A background refresh of a stale result: it executes and stores, never reads. */
+  refresh: boolean;
+  /** Answered with a result this many milliseconds old (`Age`); set on hits. */
+  ageMs?: number;
+  /** The answer was past its TTL: refresh it once answered. */
+  stale?: boolean;
+  /** What a refresh sends again. */
+  params?: Record<string, unknown>;
+  serverContext?: unknown;
 }
 
 /**
@@ -50,6 +69,9 @@ interface RequestState {
  */
 /** Heap the remembered cache policies may hold: their documents' texts, two bytes a character, and the policy. */
 const POLICY_CACHE_BYTES = 4 * 1024 * 1024;
+
+/** Carries the process's refresh nonce on the gateway's own refresh requests. */
+const REFRESH_HEADER = 'x-gateway-cache-refresh';
 
 export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<Context> {
   const { store, ttlMs } = options;
@@ -87,6 +109,55 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
     return known.policy;
   };
 
+  const graceMs = options.refresh ? (options.graceMs ?? 0) : 0;
+  const now = options.now ?? Date.now;
+  const answered = answeredOnce(store);
+  // The request whose key was just built: Yoga looks it up at once, in the same turn.
+  let lookingUp: RequestState | null = null;
+  // Keys being refreshed: one background execution each, whatever the number of stale answers meanwhile.
+  const refreshing = new Set<string>();
+  // Marks the gateway's own refresh requests; unguessable, and new in every process.
+  const refreshNonce = randomBytes(16).toString('hex');
+
+  /** A fresh result as a hit; a stale one within the grace period (and the client's `max-age`) too, to be refreshed; else a miss. */
+  const served = (state: RequestState, result: ExecutionResult | null | undefined) => {
+    if (!result) return undefined;
+    const freshness = heldFreshness(result);
+    const ageMs = freshness ? Math.max(0, now() - freshness.storedAt) : 0;
+    if (freshness && ageMs > freshness.ttlMs) {
+      if (ageMs > freshness.ttlMs + graceMs || (state.maxAgeMs !== null && ageMs > state.maxAgeMs)) return undefined;
+      state.stale = true;
+    }
+    state.ageMs = ageMs;
+    return answered.get(result);
+  };
+
+  const refreshInBackground = (request: Request, state: RequestState) => {
+    const key = state.key!;
+    if (refreshing.has(key) || !state.params) return;
+    refreshing.add(key);
+    const headers = new Headers(request.headers);
+    for (const name of ['if-none-match', 'if-modified-since', 'cache-control', 'content-length', 'accept-encoding']) headers.delete(name);
+    headers.set('content-type', 'application/json');
+    headers.set('accept', 'application/graphql-response+json');
+    headers.set(REFRESH_HEADER, refreshNonce);
+    // A persisted document is sent again by its id: a refresh runs exactly what the client may run.
+    const { query, ...rest } = state.params;
+    const byId = rest['documentId'] != null || (rest['extensions'] as { persistedQuery?: unknown } | undefined)?.persistedQuery != null;
+    const body = JSON.stringify(byId ? rest : { ...rest, query });
+    void (async () => {
+      try {
+        const response = await options.refresh!(new Request(request.url, { method: 'POST', headers, body }), state.serverContext);
+        await response.arrayBuffer();
+      } catch {
+        // Not refreshed: the stale result expires at the end of its grace period, and a request then executes.
+      } finally {
+        // Stored (set above) or not: a later stale answer may try again.
+        refreshing.delete(key);
+      }
+    })();
+  };
+
   const privateTypes = Object.fromEntries(
     Object.entries(DATA_KINDS)
       .filter(([, kind]) => kind === 'private')
@@ -101,7 +172,7 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
     onPluginInit({ addPlugin }) {
       // Runs before the cache's own lookup (plugins added here follow this one's onParams).
       addPlugin({
-        onParams({ params, request }) {
+        onParams({ params, request, context }) {
           const query = params.query;
           const cacheControl = readCacheControl(request.headers.get('cache-control'));
           const bypass = cacheControl.noCache || cacheControl.noStore || (options.ownAnswer?.(request) ?? false);
@@ -109,13 +180,34 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
           // Cached results are at most `ttlMs` old: only a shorter bound could be missed by one.
           if (policy && cacheControl.maxAgeMs !== null && cacheControl.maxAgeMs < policy.ttlMs) policy = null;
           const credentials = policy?.scope === 'PRIVATE' ? readCredentials(request.headers).subscriber : null;
-          states.set(request, { policy, owner: credentials ? subscriberKey(credentials) : PUBLIC_OWNER });
+          states.set(request, {
+            policy,
+            owner: credentials ? subscriberKey(credentials) : PUBLIC_OWNER,
+            maxAgeMs: cacheControl.maxAgeMs,
+            refresh: policy !== null && request.headers.get(REFRESH_HEADER) === refreshNonce && Boolean(refreshRequests.add(request)),
+            ...(policy && graceMs > 0 ? { params: params as unknown as Record<string, unknown>, serverContext: context } : {}),
+          });
         },
       });
       addPlugin(
         // The cache plugin is typed for Yoga's initial context; this one's extends it.
         useResponseCache<Context>({
-          cache: answeredOnce(store),
+          cache: {
+            // Yoga looks a key up right after building it (below), then envelop once more as the operation
+            // executes: that second lookup repeats the first (a miss) and answers nothing.
+            get(key) {
+              const state = lookingUp;
+              lookingUp = null;
+              if (!state || state.key !== key || state.refresh) return undefined;
+              const found = store.get(key);
+              return found instanceof Promise ? found.then((result) => served(state, result)) : served(state, found as ExecutionResult | undefined);
+            },
+            set: (key, result, entities, ttl) => {
+              refreshing.delete(key);
+              return answered.set(key, result, entities, ttl);
+            },
+            invalidate: (entities) => store.invalidate(entities),
+          },
           // Before the document is read the plugin would answer `If-None-Match` by looking the tag up as a
           // cache key (any cached key, any caller's, for any query): never. Conditional requests are
           // answered against this request's own answer (wire-encoding.ts).
@@ -124,8 +216,12 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
             const owner = states.get(request)?.owner;
             return owner && owner !== PUBLIC_OWNER ? owner : null;
           },
-          buildResponseCacheKey: ({ documentString, operationName, variableValues, request }) =>
-            `${states.get(request)?.owner ?? PUBLIC_OWNER}.${sha256(`${documentString}|${operationName ?? ''}|${JSON.stringify(variableValues ?? {})}`)}`,
+          buildResponseCacheKey: ({ documentString, operationName, variableValues, request }) => {
+            const state = states.get(request);
+            const key = `${state?.owner ?? PUBLIC_OWNER}.${sha256(`${documentString}|${operationName ?? ''}|${JSON.stringify(variableValues ?? {})}`)}`;
+            if (state?.policy) lookingUp = Object.assign(state, { key });
+            return key;
+          },
           onTtl: ({ ttl, context }) => Math.min(ttl, states.get((context as Context).request)?.policy?.ttlMs ?? 0),
           // A private type in a result cached for no one is skipped: a second guard behind the document's policy.
           scopePerSchemaCoordinate: privateTypes,
@@ -155,9 +251,11 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
         response.headers.set('cache-control', 'no-store');
         return;
       }
-      const age = Math.max(0, Math.floor((Date.now() - Date.parse(response.headers.get('last-modified') ?? '')) / 1000) || 0);
+      const age = Math.floor((state.ageMs ?? 0) / 1000);
       const maxAge = Math.max(0, Math.floor(state.policy.ttlMs / 1000) - age);
       response.headers.set('cache-control', `${state.policy.scope === 'PUBLIC' ? 'public' : 'private'}, max-age=${maxAge}`);
+      if (state.hit) response.headers.set('age', String(age));
+      if (state.stale) refreshInBackground(request, state);
     },
   };
 }
@@ -168,24 +266,18 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
  * from the same string its size was measured with; a cached one from the string of its first answer.
  * (Redis hands out a new object per read: serialized once per read, as before.)
  */
-function answeredOnce(store: ResponseCacheStore): Cache {
+function answeredOnce(store: ResponseCacheStore) {
   return {
-    get(key) {
-      const withBody = (result: ExecutionResult | null | undefined) => {
-        if (!result) return result;
-        const body = resultBody(result);
-        // Every hit of one held entry shares its ETag and compressed bytes (made on its first hit).
-        return { ...result, stringify: () => body, [WIRE_FORMS]: wireFormsOf(result) };
-      };
-      const found = store.get(key);
-      return found instanceof Promise ? found.then(withBody) : withBody(found as ExecutionResult | null | undefined);
+    get(result: ExecutionResult): ExecutionResult {
+      const body = resultBody(result);
+      // Every hit of one held entry shares its ETag and compressed bytes (made on its first hit).
+      return { ...result, stringify: () => body, [WIRE_FORMS]: wireFormsOf(result) } as ExecutionResult;
     },
-    set(key, result, entities, ttl) {
+    set(key: string, result: ExecutionResult, entities: Parameters<Cache['set']>[2], ttl: number) {
       // Not enumerable: the stored result is not changed, only answered from the string measured.
       Object.defineProperty(result, 'stringify', { value: () => resultBody(result), enumerable: false, configurable: true });
       return store.set(key, result, entities, ttl);
     },
-    invalidate: (entities) => store.invalidate(entities),
   };
 }
 
@@ -194,6 +286,13 @@ function wireFormsOf(result: ExecutionResult): WireForms {
   const held = result as ExecutionResult & { [WIRE_FORMS]?: WireForms };
   if (!held[WIRE_FORMS]) Object.defineProperty(held, WIRE_FORMS, { value: {}, enumerable: false, configurable: true });
   return held[WIRE_FORMS]!;
+}
+
+const refreshRequests = new WeakSet<Request>();
+
+/** Whether a request is the response cache's own background refresh (the rate limit does not count it against the caller). */
+export function isCacheRefresh(request: Request): boolean {
+  return refreshRequests.has(request);
 }
 
 /** Whether Yoga's response cache served this result (it marks what it serves). */

@@ -20,6 +20,19 @@ export interface ResponseCacheStore extends Cache {
 
 export const PUBLIC_OWNER = 'public';
 
+/** When a held result was stored and for how long it is fresh; past that it may be served stale for the grace period. */
+export interface Freshness {
+  storedAt: number;
+  ttlMs: number;
+}
+
+const freshnessOf = new WeakMap<object, Freshness>();
+
+/** The freshness of a result the store handed out (undefined for one it did not). */
+export function heldFreshness(result: ExecutionResult): Freshness | undefined {
+  return freshnessOf.get(result);
+}
+
 const bodies = new WeakMap<object, string>();
 
 /**
@@ -51,19 +64,24 @@ export interface ResponseCacheStoreOptions {
   maxBytes: number;
   /** The longest TTL a caller's own result gets: how long Redis keeps the index of an owner's keys. */
   ownerIndexTtlMs: number;
+  /** How long past its TTL a result is still held, to be served stale while it is refreshed. Default 0. */
+  graceMs?: number;
+  /** The clock (tests). */
+  now?: () => number;
 }
 
 export function createResponseCacheStore(options: ResponseCacheStoreOptions): ResponseCacheStore {
-  return options.redis ? redisStore(options.redis, options) : memoryStore(options.maxBytes);
+  return options.redis ? redisStore(options.redis, options) : memoryStore(options);
 }
 
-function memoryStore(maxBytes: number): ResponseCacheStore {
+function memoryStore({ maxBytes, graceMs = 0, now = Date.now }: ResponseCacheStoreOptions): ResponseCacheStore {
   const byOwner = new Map<string, Set<string>>();
   const results = new LRUCache<string, ExecutionResult>({
     maxSize: maxBytes,
     // The JSON a result is answered as: what it costs to hold, near enough, and serialized once.
     sizeCalculation: (result) => Math.max(1, resultBody(result).length),
     ttlAutopurge: false,
+    perf: { now },
     dispose: (_result, key) => {
       const owner = ownerOf(key);
       const keys = byOwner.get(owner);
@@ -76,7 +94,8 @@ function memoryStore(maxBytes: number): ResponseCacheStore {
     get: (key) => results.get(key),
     set(key, result, _entities, ttl) {
       // A result larger than the whole bound is refused by the LRU; nothing to index then.
-      results.set(key, result, { ttl });
+      freshnessOf.set(result, { storedAt: now(), ttlMs: ttl });
+      results.set(key, result, { ttl: ttl + graceMs });
       const owner = ownerOf(key);
       if (owner === PUBLIC_OWNER || !results.has(key)) return;
       let keys = byOwner.get(owner);
@@ -92,15 +111,19 @@ function memoryStore(maxBytes: number): ResponseCacheStore {
   };
 }
 
-/** Keys are prefixed so the cache shares a Redis with other stores; an owner's keys are listed in a set that expires. */
-const PREFIX = 'gateway:rc:';
+/**
+ * Keys are prefixed so the cache shares a Redis with other stores; an owner's keys are listed in a set that expires.
+ * `rc2`: a value holds its result with when it was stored and its TTL (`rc` held the bare result): replicas of
+ * the two formats never read each other's values during a rolling update.
+ */
+const PREFIX = 'gateway:rc2:';
 
 /** Redis failures in a row after which the cache stops asking Redis, for `REDIS_BREAKER_HALF_OPEN_MS`. */
 const REDIS_BREAKER_FAILURES = 3;
 const REDIS_BREAKER_HALF_OPEN_MS = 5_000;
 
 function redisStore(redis: Redis, options: ResponseCacheStoreOptions): ResponseCacheStore {
-  const { logger, ownerIndexTtlMs } = options;
+  const { logger, ownerIndexTtlMs, graceMs = 0, now = Date.now } = options;
   // While Redis fails (away, or answering nothing until each command's timeout), reads and writes
   // skip it at once: a miss, not a wait. It is asked again after the half-open delay.
   const breaker = circuitBreaker(handleAll, { halfOpenAfter: REDIS_BREAKER_HALF_OPEN_MS, breaker: new ConsecutiveBreaker(REDIS_BREAKER_FAILURES) });
@@ -112,12 +135,17 @@ function redisStore(redis: Redis, options: ResponseCacheStoreOptions): ResponseC
 
   return {
     get: (key) =>
-      breaker.execute(() => redis.get(PREFIX + key)).then((json) => (json === null ? undefined : (JSON.parse(json) as ExecutionResult)), failed('GET')),
+      breaker.execute(() => redis.get(PREFIX + key)).then((json) => {
+        if (json === null) return undefined;
+        const held = JSON.parse(json) as { storedAt: number; ttlMs: number; result: ExecutionResult };
+        freshnessOf.set(held.result, { storedAt: held.storedAt, ttlMs: held.ttlMs });
+        return held.result;
+      }, failed('GET')),
     set(key, result, _entities, ttl) {
-      const json = JSON.stringify(result);
+      const json = JSON.stringify({ storedAt: now(), ttlMs: ttl, result });
       const owner = ownerOf(key);
       const multi = redis.multi();
-      if (Number.isFinite(ttl)) multi.set(PREFIX + key, json, 'PX', Math.max(1, Math.round(ttl)));
+      if (Number.isFinite(ttl)) multi.set(PREFIX + key, json, 'PX', Math.max(1, Math.round(ttl + graceMs)));
       else multi.set(PREFIX + key, json);
       if (owner !== PUBLIC_OWNER) multi.sadd(ownerIndex(owner), key).pexpire(ownerIndex(owner), ownerIndexTtlMs);
       // The plugin does not wait for a write: it must never reject.

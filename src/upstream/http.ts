@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { request, type Dispatcher } from 'undici';
 import { sleep, whenAborted } from './abort.js';
 import { DEFAULT_BODY_LIMIT, ROUTE_BODY_LIMITS, type InFlightBytes } from './body.js';
@@ -46,6 +47,61 @@ export interface RetryOptions {
 
 type HeaderValues = Record<string, string | undefined>;
 
+interface CallState {
+  attempts: number;
+  status: number | undefined;
+}
+
+/** One GET in flight that several callers wait on. */
+interface SharedCall {
+  answer: Promise<unknown>;
+  state: CallState;
+  /** Aborts the call once every caller waiting on it has gone (its abort, or its operation out of time). */
+  controller: AbortController;
+  waiters: number;
+}
+
+/**
+ * Waits on a shared call as one caller: its operation's deadline and its signal end its wait (with the
+ * errors a call of its own would have ended with), not the call, unless it was the last one waiting.
+ */
+function waitFor(call: SharedCall, scope: CallScope | undefined): Promise<unknown> {
+  call.waiters += 1;
+  return new Promise((resolve, reject) => {
+    let done = false;
+    let timer: NodeJS.Timeout | undefined;
+    let forget: (() => void) | undefined;
+    const settle = () => {
+      done = true;
+      clearTimeout(timer);
+      forget?.();
+      call.waiters -= 1;
+    };
+    const leave = (error: Error) => {
+      if (done) return;
+      settle();
+      if (call.waiters === 0) call.controller.abort(error);
+      reject(error);
+    };
+    const left = scope?.deadline?.remainingMs() ?? Infinity;
+    if (Number.isFinite(left)) timer = setTimeout(() => leave(new OutOfTime('the operation ran out of time')), Math.max(0, left));
+    if (scope?.signal?.aborted) return leave(new CallerAborted('aborted by the caller'));
+    if (scope?.signal) forget = whenAborted(scope.signal, () => leave(new CallerAborted('aborted by the caller')));
+    call.answer.then(
+      (value) => {
+        if (done) return;
+        settle();
+        resolve(value);
+      },
+      (error: unknown) => {
+        if (done) return;
+        settle();
+        reject(error);
+      },
+    );
+  });
+}
+
 export interface HttpClientOptions {
   service: ServiceName;
   /** Scheme, host, port and an optional path prefix: `http://127.0.0.1:7001/markets`. */
@@ -63,6 +119,8 @@ export interface HttpClientOptions {
   onBreakerStateChange?: (service: ServiceName, state: BreakerState) => void;
   /** The process-wide budget of upstream body bytes being read at once (body.ts); absent: none. */
   inFlight?: InFlightBytes;
+  /** `false`: identical GETs in flight are not shared (each makes its own call). */
+  shareGets?: boolean;
 }
 
 export interface GetOptions {
@@ -108,20 +166,52 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const breaker =
     options.breaker === false ? null : createBreaker(options.breaker ?? {}, onBreakerState && ((state) => onBreakerState(service, state)));
 
+  // Identical GETs in flight (same path, query, headers and body cap): one call, its answer shared.
+  const shared = new Map<string, SharedCall>();
+
+  /** The shared call for this GET, started if none is in flight; each caller waits on it with its own deadline and signal. */
+  function sharedGet<T>(key: string, p: string, opts: GetOptions): { state: CallState; answer: Promise<T> } {
+    let call = shared.get(key);
+    if (!call) {
+      const controller = new AbortController();
+      const state: CallState = { attempts: 0, status: undefined };
+      // The call itself answers to no one caller: its own timeout, and the abort of its last waiter.
+      const own = { ...opts, scope: { signal: controller.signal } } as GetOptions;
+      const run = () => execute<T>('GET', p, own, state);
+      const entry: SharedCall = { answer: breaker ? breaker.run(run) : run(), state, controller, waiters: 0 };
+      const forget = () => {
+        if (shared.get(key) === entry) shared.delete(key);
+      };
+      entry.answer.then(forget, forget);
+      shared.set(key, (call = entry));
+    }
+    return { state: call.state, answer: waitFor(call, opts.scope) as Promise<T> };
+  }
+
   async function call<T>(method: 'GET' | 'POST', p: string, opts: GetOptions & PostOptions): Promise<T> {
     // No time left: no call (and none counted) that could only be cut short at once.
     if (opts.scope?.deadline && opts.scope.deadline.remainingMs() <= 0) throw deadlineExceeded(service);
     opts.scope?.budget?.spend(service);
     const started = performance.now();
     const route = opts.route ?? `${method} ${p}`;
-    const state = { attempts: 0, status: undefined as number | undefined };
-    const run = () => execute<T>(method, p, opts, state);
+    let state: CallState = { attempts: 0, status: undefined };
+    let run = () => execute<T>(method, p, opts, state);
+    // A GET whose body size is reported to its caller (a listing's bytes) is its caller's own. A shared
+    // call runs inside the breaker once, however many wait on it.
+    const sharing = method === 'GET' && options.shareGets !== false && !opts.onBytes;
+    if (sharing) {
+      run = () => {
+        const joined = sharedGet<T>(sharedKey(p, opts), p, opts);
+        state = joined.state;
+        return joined.answer;
+      };
+    }
     const report = (info: RequestInfo) => {
       onRequest?.(info);
       opts.scope?.ledger?.call(info);
     };
     try {
-      const result = breaker ? await breaker.run(run) : await run();
+      const result = breaker && !sharing ? await breaker.run(run) : await run();
       report({ service, method, route, status: state.status, durationMs: performance.now() - started, attempts: state.attempts });
       return result;
     } catch (error) {
@@ -140,12 +230,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     }
   }
 
-  async function execute<T>(
-    method: 'GET' | 'POST',
-    p: string,
-    opts: GetOptions & PostOptions,
-    state: { attempts: number; status: number | undefined },
-  ): Promise<T> {
+  async function execute<T>(method: 'GET' | 'POST', p: string, opts: GetOptions & PostOptions, state: CallState): Promise<T> {
     const deadline = new AbortController();
     // The call's own deadline, or the time its operation has left when that is shorter.
     const left = opts.scope?.deadline?.remainingMs() ?? Infinity;
@@ -196,6 +281,13 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       clearTimeout(timer);
       forget?.();
     }
+  }
+
+  function sharedKey(p: string, opts: GetOptions): string {
+    const headers = opts.headers ? Object.entries(opts.headers).filter(([, value]) => value !== undefined) : [];
+    // Credentials are keyed by their hash, never held as they are.
+    const who = headers.length ? createHash('sha256').update(JSON.stringify(headers)).digest('base64url') : '';
+    return `${p}${buildQuery(opts.query)}\n${opts.route ?? ''}\n${opts.maxBytes ?? ''}\n${who}`;
   }
 
   return {

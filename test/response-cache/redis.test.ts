@@ -9,7 +9,7 @@ describe.runIf(runs)('the response cache shared by replicas through Redis', () =
 
   /** The cache writes after answering: wait until Redis holds `n` results. */
   async function cachedResults(n: number): Promise<void> {
-    await expect.poll(async () => (await r.probe.keys('gateway:rc:*.*')).length).toBe(n);
+    await expect.poll(async () => (await r.probe.keys('gateway:rc2:*.*')).length).toBe(n);
   }
 
   it('answers on replica B what replica A just cached, with no upstream call', async () => {
@@ -24,7 +24,7 @@ describe.runIf(runs)('the response cache shared by replicas through Redis', () =
     expect(fromB).toEqual(fromA);
     expect(r.sim.controls.counts()).toEqual({});
     // Nothing but the prefixed result is stored: no index of public results grows.
-    expect(await r.probe.keys('gateway:rc:*')).toEqual([expect.stringMatching(/^gateway:rc:public\.[0-9a-f]{64}$/)]);
+    expect(await r.probe.keys('gateway:rc2:*')).toEqual([expect.stringMatching(/^gateway:rc2:public\.[0-9a-f]{64}$/)]);
   });
 
   it('drops a caller’s results on every replica after their mutation on one', async () => {

@@ -188,20 +188,33 @@ describe('a client that disconnects', () => {
     expect(hits(h, target)).toBe(1);
   });
 
-  it('ends only its own read: a second request for the same wallet gets its positions', async () => {
+  it('ends only its own wait: a second request for the same wallet gets its positions from the one call', async () => {
     const target: Target = { service: 'markets', route: 'GET /v0/positions/owners' };
     h.gw.sim.controls.setLatency(target, { fixedMs: 300 });
-    const query = `{ wallet(address: "${wallet}") { totalValueUsd positions(first: 1) { totalCount } } }`;
-
-    const stays = h.post(query);
-    await disconnectDuring(h, target, query, 2);
+    // Two operations (not one run twice, which would share one execution): their identical reads share one call.
+    const stays = h.post(`{ wallet(address: "${wallet}") { totalValueUsd positions(first: 1) { totalCount } } }`);
+    await vi.waitFor(() => expect(hits(h, target)).toBe(1));
+    await disconnectDuring(h, target, `{ wallet(address: "${wallet}") { positions(first: 2) { totalCount } } }`, 1);
     const answer = (await stays) as GraphQLResponse;
 
     expect(answer.errors).toBeUndefined();
     expect(answer.data!['wallet'].positions.totalCount).toBeGreaterThan(0);
-    // Per-request loaders: one call each; the one of the request that left was aborted, the other answered.
-    expect(hits(h, target)).toBe(2);
-    expect(callsTo(h, target).map((c) => c.errorCode ?? c.status)).toEqual(['ABORTED', 200]);
+    // The request that left stopped waiting; the call it shared went on for the one that stayed.
+    expect(hits(h, target)).toBe(1);
+    expect(callsTo(h, target).map((c) => c.errorCode ?? c.status)).toEqual([200]);
+  });
+
+  it('ends a shared read once every request waiting on it has left', async () => {
+    const target: Target = { service: 'markets', route: 'GET /v0/positions/owners' };
+    h.gw.sim.controls.setLatency(target, { fixedMs: 300 });
+    const first = new AbortController();
+    const one = h.post(`{ wallet(address: "${wallet}") { totalValueUsd } }`, { signal: first.signal });
+    await vi.waitFor(() => expect(hits(h, target)).toBe(1));
+    await disconnectDuring(h, target, `{ wallet(address: "${wallet}") { positions(first: 2) { totalCount } } }`, 1);
+    first.abort();
+    expect(await one).toBe('disconnected');
+    await vi.waitFor(() => expect(callsTo(h, target).map((c) => c.errorCode ?? c.status)).toEqual(['ABORTED']));
+    expect(hits(h, target)).toBe(1);
   });
 
   it('leaves a shared asset fetch running: the request that stays gets the asset from the one call', async () => {
@@ -213,15 +226,16 @@ describe('a client that disconnects', () => {
     const leaving = new AbortController();
     const left = h.post(query, { signal: leaving.signal });
     await vi.waitFor(() => expect(hits(h, target)).toBe(1));
-    // The second request joins the fetch in flight in the shared cache.
-    const stays = h.post(query);
+    // The second request (another operation: the same one would share the first's execution) joins the
+    // fetch in flight in the shared cache.
+    const stays = h.post(query.replace('symbol', 'symbol __typename'));
     await new Promise((resolve) => setTimeout(resolve, 50));
     leaving.abort();
     expect(await left).toBe('disconnected');
 
     const answer = (await stays) as GraphQLResponse;
     expect(answer.errors).toBeUndefined();
-    expect(answer.data!['asset']).toEqual({ assetId: JUP, symbol: 'JUP', metadataSource: 'PRIMARY' });
+    expect(answer.data!['asset']).toEqual({ assetId: JUP, symbol: 'JUP', __typename: 'Asset', metadataSource: 'PRIMARY' });
     expect(hits(h, target)).toBe(1);
     expect(callsTo(h, target).map((c) => c.errorCode ?? c.status)).toEqual([200]);
   });
