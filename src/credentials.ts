@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { SubscriberCredentials } from './upstream/index.js';
 
 /**
@@ -40,7 +40,7 @@ function normalizeAuthorization(value: string | null): string | null {
  * credentials themselves.
  */
 export function subscriberKey({ authorization, clientKey }: SubscriberCredentials): string {
-  return createHash('sha256').update(`${authorization}\n${clientKey ?? ''}`).digest('hex');
+  return hash('sha256', `${authorization}\n${clientKey ?? ''}`, 'hex');
 }
 
 /**

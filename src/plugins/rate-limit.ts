@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { ExecutionResult, OperationDefinitionNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
@@ -137,5 +137,5 @@ function isWebSocket(context: Caller): boolean {
 }
 
 function sha256(value: string): string {
-  return createHash('sha256').update(value).digest('base64url');
+  return hash('sha256', value, 'base64url');
 }

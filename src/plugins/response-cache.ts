@@ -2,7 +2,7 @@ import { useResponseCache, type Cache } from '@graphql-yoga/plugin-response-cach
 import { getOperationAST, parse, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { Counter, type Registry } from 'prom-client';
 import type { ResponseCacheTtls } from '../config.js';
 import type { Context } from '../context.js';
@@ -301,5 +301,5 @@ export function servedFromCache(result: unknown): boolean {
 }
 
 function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return hash('sha256', text, 'hex');
 }

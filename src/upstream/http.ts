@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { request, type Dispatcher } from 'undici';
 import { sleep, whenAborted } from './abort.js';
 import { DEFAULT_BODY_LIMIT, ROUTE_BODY_LIMITS, type InFlightBytes } from './body.js';
@@ -286,7 +286,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   function sharedKey(p: string, opts: GetOptions): string {
     const headers = opts.headers ? Object.entries(opts.headers).filter(([, value]) => value !== undefined) : [];
     // Credentials are keyed by their hash, never held as they are.
-    const who = headers.length ? createHash('sha256').update(JSON.stringify(headers)).digest('base64url') : '';
+    const who = headers.length ? hash('sha256', JSON.stringify(headers), 'base64url') : '';
     return `${p}${buildQuery(opts.query)}\n${opts.route ?? ''}\n${opts.maxBytes ?? ''}\n${who}`;
   }
 

@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, hash, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { badUserInput } from '../../errors.js';
 
 /**
@@ -58,14 +58,19 @@ export function cursorKeys(config: {
   return { current: derive(DEVELOPMENT_KEY, 'cursor'), previous, source: 'development' };
 }
 
-let keys: CursorKeys = { current: derive(DEVELOPMENT_KEY, 'cursor'), previous: null };
+/**
+ * The keys in use, as `KeyObject`s: an HMAC over a key object costs a quarter of one over a Buffer
+ * (Node imports a Buffer key anew for every HMAC: 21 µs against 5 µs a cursor on Node 24, and a
+ * screen issues dozens of cursors).
+ */
+let keys: { current: KeyObject; previous: KeyObject | null } = { current: createSecretKey(derive(DEVELOPMENT_KEY, 'cursor')), previous: null };
 
 /** Sets the keys of the process (at boot, from the configuration: `cursorKeys`). */
 export function setCursorKeys(next: CursorKeys): void {
-  keys = { current: next.current, previous: next.previous };
+  keys = { current: createSecretKey(next.current), previous: next.previous ? createSecretKey(next.previous) : null };
 }
 
-const mac = (key: Buffer, body: string): Buffer => createHmac('sha256', key).update(body).digest().subarray(0, 16);
+const mac = (key: KeyObject, body: string): Buffer => createHmac('sha256', key).update(body).digest().subarray(0, 16);
 
 /** The payload text of a cursor whose MAC one of the keys made; null otherwise. */
 function verified(text: string): string | null {
@@ -103,7 +108,7 @@ export function decodeCursor<T>(
 
 /** A short digest of the arguments a cursor pages (in a canonical form), so that it is used with those only. */
 export function cursorFingerprint(args: unknown): string {
-  return createHash('sha256').update(JSON.stringify(args)).digest('base64url').slice(0, 16);
+  return hash('sha256', JSON.stringify(args), 'base64url').slice(0, 16);
 }
 
 /** A payload's fields when it is a JSON object, else null. */
