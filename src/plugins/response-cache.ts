@@ -77,7 +77,9 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
   const { store, ttlMs } = options;
   const states = new WeakMap<Request, RequestState>();
   // Bounded by the bytes of the texts it keys on (up to 64 KiB each), not only by their count.
-  const policies = new LRUCache<string, { policy: CachePolicy | null }>({
+  // Beside each policy, the hash of its document (made on its first cacheable request): a key is then a
+  // hash of that hash, the operation name and the variables, not of the whole document every time.
+  const policies = new LRUCache<string, { policy: CachePolicy | null; documentHash?: string }>({
     max: options.maxDocuments ?? 1000,
     maxSize: POLICY_CACHE_BYTES,
     sizeCalculation: (_policy, query) => 2 * query.length + 512,
@@ -218,7 +220,9 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
           },
           buildResponseCacheKey: ({ documentString, operationName, variableValues, request }) => {
             const state = states.get(request);
-            const key = `${state?.owner ?? PUBLIC_OWNER}.${sha256(`${documentString}|${operationName ?? ''}|${JSON.stringify(variableValues ?? {})}`)}`;
+            const known = policies.get(documentString);
+            const documentHash = known ? (known.documentHash ??= sha256(documentString)) : sha256(documentString);
+            const key = `${state?.owner ?? PUBLIC_OWNER}.${sha256(`${documentHash}|${operationName ?? ''}|${JSON.stringify(variableValues ?? {})}`)}`;
             if (state?.policy) lookingUp = Object.assign(state, { key });
             return key;
           },
