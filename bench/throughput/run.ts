@@ -227,7 +227,7 @@ async function measure(rig: Rig, target: Target, screen: Screen, latencyMs: numb
   let executionsPerKeyWindow: number | null = null;
   if (executionsBefore !== null && executionsAfter !== null) {
     const keys = screen.signedIn ? Math.min(requests, screen.users ?? 20, rig.fixtures.tokens.length) : 1;
-    const windows = Math.max(1, Math.ceil((seconds * 1000) / ttlOf(screen)));
+    const windows = Math.max(1, Math.ceil((seconds * 1000) / ttlOf(screen, rig.env)));
     executionsPerKeyWindow = (executionsAfter - executionsBefore) / (keys * windows);
   }
   const per = (n: number) => (requests > 0 ? n / requests : NaN);
@@ -274,8 +274,8 @@ async function executionsCount(port: number): Promise<number | null> {
 }
 
 /** The response cache TTL of a screen's result under the gateway's configuration: the private TTL when signed in, else the public data's shortest. */
-function ttlOf(screen: Screen): number {
-  const ttl = loadConfig({ NODE_ENV: 'production', ...process.env }).responseCacheTtlMs;
+function ttlOf(screen: Screen, env: NodeJS.ProcessEnv): number {
+  const ttl = loadConfig(env).responseCacheTtlMs;
   return screen.signedIn ? ttl.private : Math.min(ttl.markets, ttl.prices, ttl.metadata);
 }
 
