@@ -85,6 +85,8 @@ describe('the production entry (node dist/server.js)', () => {
     // `exec`: npm's shell becomes node, so the SIGTERM a process manager sends npm reaches the gateway.
     expect(pkg.scripts['start']).toBe('exec node --import tsx src/dev.ts');
     expect(pkg.scripts['start:prod']).toBe('node dist/server.js');
+    // The standalone simulator likewise: a SIGTERM to npm's PID stops it and frees its port.
+    expect(pkg.scripts['simulator']).toBe('exec node --import tsx src/simulator/main.ts');
   });
 });
 
