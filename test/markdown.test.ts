@@ -86,7 +86,7 @@ describe('the checks themselves', () => {
   ].join('\n');
 
   it('catch a fence closed with text on its line, the heading it swallows and a link to a missing file', () => {
-    const { blocks, inline } = parseMarkdown(broken);
+    const { blocks } = parseMarkdown(broken);
     expect(openFences(broken, blocks)).toEqual([5]);
     expect(blocks.filter((token) => token.type === 'heading_open' && token.tag === 'h2')).toHaveLength(1);
     expect(h2SourceLines(broken)).toHaveLength(2);

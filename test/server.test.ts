@@ -24,8 +24,8 @@ function run(command: string, args: string[], env: Record<string, string>) {
   });
   let out = '';
   let err = '';
-  child.stdout!.on('data', (chunk) => (out += chunk));
-  child.stderr!.on('data', (chunk) => ((out += chunk), (err += chunk)));
+  child.stdout.on('data', (chunk) => (out += chunk));
+  child.stderr.on('data', (chunk) => ((out += chunk), (err += chunk)));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return { child, output: () => out, stderr: () => err, exited };
 }
@@ -37,7 +37,7 @@ function started(process: ReturnType<typeof run>, until?: string): Promise<Start
       const match = /Gateway ready: Graphi?QL at (http:\/\/localhost:\d+)\/graphql/.exec(process.output());
       if (match && (!until || process.output().includes(until))) resolve({ child: process.child, output: process.output, base: match[1]! });
     };
-    process.child.stdout!.on('data', check);
+    process.child.stdout.on('data', check);
     void process.exited.then((code) => reject(new Error(`exited with ${code} before it was ready:\n${process.output()}`)));
   });
 }

@@ -12,8 +12,10 @@ export type RequestHandler = (request: Request, serverContext: Record<string, un
  */
 export function useGraphQLStreamPath(graphqlEndpoint: string, handle: RequestHandler): Plugin {
   return {
-    async onRequest({ request, url, serverContext, endResponse, fetchAPI }) {
+    async onRequest(payload) {
+      const { request, url, serverContext, fetchAPI } = payload;
       if (url.pathname !== STREAM_PATH) return;
+      const endResponse = (response: Response) => payload.endResponse(response);
       if (request.method !== 'GET') {
         endResponse(
           new fetchAPI.Response(JSON.stringify({ error: `use GET (or POST ${graphqlEndpoint} with Accept: text/event-stream)` }), {

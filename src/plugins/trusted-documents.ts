@@ -53,7 +53,7 @@ export function useTrustedDocuments(options: TrustedDocumentsOptions): { lookup:
             extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } },
           },
         },
-      }) as Plugin,
+      }),
     );
   }
   const pending = new WeakMap<Request, { hash: string; query: string }>();

@@ -55,7 +55,7 @@ export function resolutionParam(
   accepted: readonly Resolution[],
 ): string | undefined {
   if (resolution === undefined) return undefined;
-  if (!isOffered(accepted, resolution)) {
+  if (!accepted.includes(resolution)) {
     throw refused(service, `${endpoint} offers the resolutions ${accepted.join(', ')}; not ${resolution}`);
   }
   return SPELLING[resolution];
