@@ -71,7 +71,7 @@ export async function startGateway(sim: Simulator, options: GatewayOptions = {})
   const app = createApp({ config, services });
   await services.start();
 
-  const server: Server = createServer(app.yoga);
+  const server: Server = createServer((req, res) => void app.yoga(req, res));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());

@@ -49,7 +49,7 @@ async function main(): Promise<void> {
   const started = performance.now();
   const sim = await startBenchSimulator();
   const results: ScenarioResult[] = [];
-  let warmUp = '';
+  let warmUp: string;
   try {
     warmUp = await warmUpProcess(sim);
     console.log(`${warmUp}\n`);

@@ -508,7 +508,7 @@ async function degradedRun(
   const withErrors = samples.filter((s) => s.result.errors?.length).length;
   const sources = new Map<string, number>();
   for (const s of samples) for (const [k, v] of s.sources) sources.set(k, (sources.get(k) ?? 0) + v);
-  const codes = new Set(samples.flatMap((s) => (s.result.errors ?? []).map((e) => String(e.extensions?.['code'] ?? 'none'))));
+  const codes = new Set(samples.flatMap((s) => (s.result.errors ?? []).map((e) => (typeof e.extensions?.['code'] === 'string' ? e.extensions['code'] : 'none'))));
   return {
     samples,
     row: {

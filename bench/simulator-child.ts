@@ -13,7 +13,7 @@ export async function startSimulatorChild(): Promise<SimulatorChild> {
   });
   const urls = await new Promise<SimulatorChild['urls']>((resolve, reject) => {
     let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const url = (name: string) => new RegExp(`${name}=(\\S+)`).exec(out)?.[1];
       const [alerts, markets, assets] = [url('ALERTS_URL'), url('MARKETS_URL'), url('ASSETS_URL')];

@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   });
   const app = createApp({ config, services });
   await services.start();
-  const server = createServer(app.yoga);
+  const server = createServer((req, res) => void app.yoga(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
 

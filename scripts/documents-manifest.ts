@@ -1,6 +1,7 @@
 /**
  * Builds a trusted documents manifest `{ "<sha256>": "<document>" }` from a folder of `.graphql` files,
- * one document per file, the shape GraphQL Code Generator's client preset emits:
+ * one document per file, the shape GraphQL Code Generator's client preset emits (it prefixes its keys
+ * `sha256:`; the gateway reads both, and `npm run codegen` writes that one):
  *
  *   npm run documents:manifest -- test/operations persisted-documents.json
  *

@@ -24,7 +24,7 @@ export function parseTrustedProxies(value: string | null): TrustedProxies {
   try {
     proxyaddr.compile(ranges);
   } catch (error) {
-    throw new Error(`not a list of addresses or CIDR ranges (${(error as Error).message})`);
+    throw new Error(`not a list of addresses or CIDR ranges (${(error as Error).message})`, { cause: error });
   }
   return { ranges };
 }

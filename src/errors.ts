@@ -4,7 +4,7 @@ import { MissingCredentialsError } from './credentials.js';
 import { Withheld, type Passthrough } from './models/passthrough.js';
 import { UpstreamError } from './upstream/errors.js';
 
-/** `extensions.code` of every error the gateway raises on purpose (API.md, "Errors"). */
+/** `extensions.code` of every error the gateway raises on purpose (README.md, "Errors"). */
 export type ErrorCode =
   | 'UNAUTHENTICATED'
   | 'FORBIDDEN'
@@ -84,7 +84,7 @@ export function toGraphQLError(error: unknown): GraphQLError {
     case 'CONFLICT':
       // The gateway checks input before calling and answers unknown ids with null, so this is a
       // disagreement with the upstream; its own text can carry internals (hosts, queries, stack
-      // frames), so it never reaches the caller. NOT_FOUND is no public code (API.md).
+      // frames), so it never reaches the caller. NOT_FOUND is no public code (README.md, "Errors").
       return gatewayError(`The ${error.service} service refused the request.`, 'BAD_USER_INPUT', { upstream: error.service });
     default:
       // The operation's deadline passed while this field waited: the upstream may be fine, and a retry

@@ -1,4 +1,4 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 
 /**
  * The HTTP server's own timeouts, chosen rather than Node's defaults (a request may take 300 s to
@@ -22,8 +22,16 @@ export const SERVER_TIMEOUTS: Readonly<ServerTimeouts> = Object.freeze({
   checkIntervalMs: 1_000,
 });
 
+/** A request handler that may answer asynchronously (Yoga's node handler returns a promise, and handles its own errors). */
+export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
+
+/** The handler as Node's `request` listener, which returns nothing: its promise, if any, is the handler's own business. */
+export function nodeListener(handler: NodeHandler): RequestListener {
+  return (req, res) => void handler(req, res);
+}
+
 /** `http.createServer` with the gateway's timeouts. Responses are not limited: event streams stay open. */
-export function createHttpServer(listener: RequestListener, timeouts: Readonly<ServerTimeouts> = SERVER_TIMEOUTS): Server {
+export function createHttpServer(handler: NodeHandler, timeouts: Readonly<ServerTimeouts> = SERVER_TIMEOUTS): Server {
   return createServer(
     {
       requestTimeout: timeouts.requestTimeoutMs,
@@ -31,6 +39,6 @@ export function createHttpServer(listener: RequestListener, timeouts: Readonly<S
       keepAliveTimeout: timeouts.keepAliveTimeoutMs,
       connectionsCheckingInterval: timeouts.checkIntervalMs,
     },
-    listener,
+    nodeListener(handler),
   );
 }

@@ -1,11 +1,14 @@
 import type { Server } from 'node:http';
-import { GraphQLError, NoSchemaIntrospectionCustomRule, type ExecutionArgs } from 'graphql';
+import { GraphQLError, NoSchemaIntrospectionCustomRule, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import type { Context as GraphQLWsContext, SubscribePayload } from 'graphql-ws';
 import { useServer, type Extra } from 'graphql-ws/use/ws';
 import type { YogaServerInstance } from 'graphql-yoga';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { Context, ServerContext } from './context.js';
 import { badUserInput, gatewayError } from './errors.js';
+
+/** What graphql-ws's `execute`/`subscribe` answer: a result, or a stream of them. */
+type OperationResult = ExecutionResult | AsyncIterable<ExecutionResult> | Promise<ExecutionResult | AsyncIterable<ExecutionResult>>;
 
 /** `connectionParams` keys read as the headers of the same name over HTTP (any case). */
 const CREDENTIAL_PARAMS = ['authorization', 'x-service-client-key', 'x-service-api-key'];
@@ -76,8 +79,8 @@ export function attachGraphQLWs(
   const server = useServer(
     {
       isProd: options.production,
-      execute: (args) => envelopedByContext.get(args.contextValue as object)!.execute(args),
-      subscribe: (args) => envelopedByContext.get(args.contextValue as object)!.subscribe(args),
+      execute: (args) => envelopedByContext.get(args.contextValue as object)!.execute(args) as OperationResult,
+      subscribe: (args) => envelopedByContext.get(args.contextValue as object)!.subscribe(args) as OperationResult,
       onSubscribe: async (ctx, id, params) => {
         const operations = running.get(ctx.extra.socket);
         if (!operations) return [new GraphQLError('The connection is closed.')];
@@ -121,11 +124,11 @@ export function attachGraphQLWs(
       req: ctx.extra.request,
       socket: ctx.extra.socket,
     });
-    const { schema, parse, validate } = enveloped;
-    let document;
+    const schema = enveloped.schema as GraphQLSchema;
+    let document: DocumentNode;
     try {
-      document = parse(params.query);
-      const errors = validate(schema, document, extraRules);
+      document = enveloped.parse(params.query) as DocumentNode;
+      const errors = enveloped.validate(schema, document, extraRules) as readonly GraphQLError[];
       if (errors.length > 0) return errors;
     } catch (error) {
       // Syntax errors and the armor limits are thrown; answer the operation with them, as thrown out

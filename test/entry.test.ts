@@ -68,7 +68,7 @@ describe('the production entry (node dist/server.js)', () => {
   });
 
   it('is built without the development entry, the demo and the simulator, so the image does not ship them', () => {
-    const configFile = ts.readConfigFile(join(root, 'tsconfig.build.json'), ts.sys.readFile);
+    const configFile = ts.readConfigFile(join(root, 'tsconfig.build.json'), (path) => ts.sys.readFile(path));
     const parsed = ts.parseJsonConfigFileContent(configFile.config, ts.sys, root);
     const built = parsed.fileNames.map((file) => relative(root, file));
     expect(built).toContain('src/server.ts');
@@ -85,13 +85,15 @@ describe('the production entry (node dist/server.js)', () => {
     // `exec`: npm's shell becomes node, so the SIGTERM a process manager sends npm reaches the gateway.
     expect(pkg.scripts['start']).toBe('exec node --import tsx src/dev.ts');
     expect(pkg.scripts['start:prod']).toBe('node dist/server.js');
+    // The standalone simulator likewise: a SIGTERM to npm's PID stops it and frees its port.
+    expect(pkg.scripts['simulator']).toBe('exec node --import tsx src/simulator/main.ts');
   });
 });
 
 /** A version as [major, minor, patch], missing or `x` parts as null. */
 function parseVersion(text: string): (number | null)[] {
   const parts = text.replace(/^v/, '').split('.');
-  return [0, 1, 2].map((i) => (parts[i] === undefined || /^[xX*]$/.test(parts[i]!) ? null : Number(parts[i])));
+  return [0, 1, 2].map((i) => (parts[i] === undefined || /^[xX*]$/.test(parts[i]) ? null : Number(parts[i])));
 }
 
 function compare(a: number[], b: (number | null)[]): number {
@@ -162,7 +164,7 @@ describe('Node versions', () => {
   });
 
   it('names the same Node in package.json, the image, CI and the README (the bench prints the Node it runs on)', () => {
-    expect((pkg.devDependencies as Record<string, string>)['node']).toBe(pinned);
+    expect((pkg.devDependencies)['node']).toBe(pinned);
     expect(oldest?.split('.')[0]).toBe(pinned.split('.')[0]);
     const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
     expect(dockerfile.match(/^FROM \S+/gm)).toEqual([`FROM node:${pinned}-bookworm-slim`, `FROM node:${pinned}-bookworm-slim`]);

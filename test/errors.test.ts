@@ -3,13 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { toGraphQLError } from '../src/errors.js';
 import { UpstreamError, type UpstreamErrorKind } from '../src/upstream/errors.js';
 
-/** API.md, "Errors": the only codes a caller may see. */
+/** README.md, "Errors": the only codes a caller may see. */
 const PUBLIC_CODES = ['UNAUTHENTICATED', 'FORBIDDEN', 'BAD_USER_INPUT', 'UPSTREAM_UNAVAILABLE', 'RATE_LIMITED', 'QUERY_TOO_COMPLEX'];
 
 const upstream = (kind: UpstreamErrorKind) =>
   new UpstreamError({ service: 'alerts', kind, message: 'GET http://alerts.internal/v2/x?token=secret failed: stack at foo.ts:1' });
 
-describe('toGraphQLError: upstream failures as the public errors of API.md', () => {
+describe('toGraphQLError: upstream failures as the public errors of README.md', () => {
   it.each<[UpstreamErrorKind, string]>([
     ['UNAUTHENTICATED', 'UNAUTHENTICATED'],
     ['FORBIDDEN', 'FORBIDDEN'],

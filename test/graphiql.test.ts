@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
 import { DEMO_QUERY, DEV_HEADERS } from '../src/demo.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { nodeListener } from '../src/http-server.js';
 
 /** Debian's Chromium, driven by playwright-core (which never downloads a browser of its own). */
 const CHROMIUM = '/usr/bin/chromium';
@@ -32,7 +33,7 @@ describe.runIf(haveChromium)('GraphiQL in a real browser, offline', () => {
     // As `npm start` builds it: the demo query, with the demo subscriber's headers and X-Gateway-Debug filled in.
     const headers = { ...gw.viewerHeaders, ...DEV_HEADERS };
     const app = createApp({ config: gw.config, services: gw.services, graphiql: { defaultQuery: DEMO_QUERY, headers } });
-    server = createServer(app.yoga);
+    server = createServer(nodeListener(app.yoga));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
     profile = mkdtempSync(join(tmpdir(), 'gateway-chromium-'));

@@ -23,10 +23,11 @@ function run(command: string, args: string[], env: Record<string, string>) {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout!.on('data', (chunk) => (out += chunk));
-  child.stderr!.on('data', (chunk) => (out += chunk));
+  let err = '';
+  child.stdout.on('data', (chunk) => (out += chunk));
+  child.stderr.on('data', (chunk) => ((out += chunk), (err += chunk)));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, output: () => out, exited };
+  return { child, output: () => out, stderr: () => err, exited };
 }
 
 /** Resolves once the banner (and `until`, if given) is printed, with the address the gateway bound. */
@@ -36,7 +37,7 @@ function started(process: ReturnType<typeof run>, until?: string): Promise<Start
       const match = /Gateway ready: Graphi?QL at (http:\/\/localhost:\d+)\/graphql/.exec(process.output());
       if (match && (!until || process.output().includes(until))) resolve({ child: process.child, output: process.output, base: match[1]! });
     };
-    process.child.stdout!.on('data', check);
+    process.child.stdout.on('data', check);
     void process.exited.then((code) => reject(new Error(`exited with ${code} before it was ready:\n${process.output()}`)));
   });
 }
@@ -60,6 +61,21 @@ async function takenPort(): Promise<{ port: number; server: Server }> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, resolve));
   return { port: (server.address() as { port: number }).port, server };
+}
+
+/**
+ * What a process manager does: SIGTERM to the PID it holds, npm's. Resolves once npm and the one process
+ * under it (npm `exec`s the script, so no shell stands between them to swallow the signal) have exited.
+ */
+async function sigtermToNpm(npm: ReturnType<typeof run>): Promise<void> {
+  const pids = childrenOf(npm.child.pid!);
+  expect(pids).toHaveLength(1);
+  // The script's own process, not a launcher (the tsx CLI) relaying signals to a child of its own.
+  expect(childrenOf(pids[0]!)).toEqual([]);
+  orphans.push(...pids);
+  npm.child.kill('SIGTERM');
+  await npm.exited;
+  while (alive(pids[0]!)) await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
 const spawned: ChildProcess[] = [];
@@ -88,13 +104,7 @@ describe('npm start (the development entry)', () => {
     const body = (await result.json()) as { data: { markets: { edges: unknown[] } } };
     expect(body.data.markets.edges).toHaveLength(2);
 
-    // What a process manager does: SIGTERM to the PID it holds, npm's. The gateway under it must stop too.
-    const gatewayPids = childrenOf(npm.child.pid!);
-    expect(gatewayPids).toHaveLength(1);
-    orphans.push(...gatewayPids);
-    npm.child.kill('SIGTERM');
-    await npm.exited;
-    while (alive(gatewayPids[0]!)) await new Promise((resolve) => setTimeout(resolve, 100));
+    await sigtermToNpm(npm);
     await expect(fetch(`${server.base}/health`)).rejects.toThrow();
   }, SPAWN_TIMEOUT);
 
@@ -117,6 +127,43 @@ describe('npm start (the development entry)', () => {
     spawned.push(dev.child);
     expect(await dev.exited).toBe(1);
     expect(dev.output()).toMatch(/MARKETS_URL, ASSETS_URL/);
+  }, SPAWN_TIMEOUT);
+});
+
+describe('npm run simulator (the upstreams standalone)', () => {
+  /** Resolves once the simulator on `port` answers its controls, failing if `npm` exits first. */
+  async function answering(npm: ReturnType<typeof run>, port: number): Promise<void> {
+    for (;;) {
+      if (npm.child.exitCode !== null) throw new Error(`npm run simulator exited (${npm.child.exitCode}):\n${npm.output()}`);
+      if ((await fetch(`http://127.0.0.1:${port}/__sim/state`).then((r) => r.status, () => 0)) === 200) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  it('stops when SIGTERM reaches npm, freeing its port; a start on a taken port exits 1 with one line', async () => {
+    const { port, server } = await takenPort();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+
+    const first = run('npm', ['run', 'simulator'], { SIMULATOR_PORT: String(port) });
+    spawned.push(first.child);
+    await answering(first, port);
+    await sigtermToNpm(first);
+
+    // The port is free again: a second start binds it.
+    const second = run('npm', ['run', 'simulator'], { SIMULATOR_PORT: String(port) });
+    spawned.push(second.child);
+    await answering(second, port);
+    orphans.push(...childrenOf(second.child.pid!));
+
+    // And a third, while the second holds it, ends at once: exit code 1, one line, no stack trace.
+    const third = run('npm', ['run', 'simulator'], { SIMULATOR_PORT: String(port) });
+    spawned.push(third.child);
+    expect(await third.exited).toBe(1);
+    expect(third.stderr().trim().split('\n')).toEqual([`Port ${port} is already in use on 127.0.0.1 (set SIMULATOR_PORT to a free port)`]);
+    expect(third.output()).not.toMatch(/Simulator listening|\n\s+at /);
+
+    second.child.kill('SIGTERM');
+    await second.exited;
   }, SPAWN_TIMEOUT);
 });
 

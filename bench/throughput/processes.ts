@@ -59,8 +59,8 @@ export function startNode(args: readonly string[], env: NodeJS.ProcessEnv, core:
   const argv = core === null ? [...args] : ['-c', String(core), process.execPath, ...args];
   const child = spawn(command, argv, { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let tail = '';
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (chunk: string) => {
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => {
     tail = (tail + chunk).slice(-4000);
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

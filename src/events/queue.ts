@@ -7,7 +7,7 @@ export class SubscriberQueue<T> implements AsyncIterableIterator<T> {
   private items: T[] = [];
   private head = 0;
   private reader: { resolve: (result: IteratorResult<T>) => void; reject: (error: unknown) => void } | null = null;
-  private failure: unknown = null;
+  private failure: Error | null = null;
   private ended = false;
 
   /** `onEnd` runs once, when the queue ends for any reason (the reader left, failed or finished). */
@@ -36,7 +36,7 @@ export class SubscriberQueue<T> implements AsyncIterableIterator<T> {
   }
 
   /** Drops what is queued; the reader's next read throws `error`, and the one after ends. */
-  fail(error: unknown): void {
+  fail(error: Error): void {
     if (this.ended) return;
     this.clear();
     this.failure = error;

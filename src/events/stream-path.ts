@@ -5,15 +5,17 @@ export const STREAM_PATH = '/graphql/stream';
 export type RequestHandler = (request: Request, serverContext: Record<string, unknown>) => Response | Promise<Response>;
 
 /**
- * `GET /graphql/stream` (API.md): a GET to the GraphQL endpoint answered as server-sent events whatever
+ * `GET /graphql/stream`: a GET to the GraphQL endpoint answered as server-sent events whatever
  * the client's `Accept` says, for EventSource-style clients. POSTed subscriptions use `/graphql` with
  * `Accept: text/event-stream`. `handle` is the app itself: the request is handled afresh at the
  * endpoint's path, so every plugin (CORS, limits, metrics) sees an ordinary GraphQL request.
  */
 export function useGraphQLStreamPath(graphqlEndpoint: string, handle: RequestHandler): Plugin {
   return {
-    async onRequest({ request, url, serverContext, endResponse, fetchAPI }) {
+    async onRequest(payload) {
+      const { request, url, serverContext, fetchAPI } = payload;
       if (url.pathname !== STREAM_PATH) return;
+      const endResponse = (response: Response) => payload.endResponse(response);
       if (request.method !== 'GET') {
         endResponse(
           new fetchAPI.Response(JSON.stringify({ error: `use GET (or POST ${graphqlEndpoint} with Accept: text/event-stream)` }), {

@@ -84,8 +84,10 @@ export function useEventsWebhook(options: WebhookOptions): Plugin {
   }
 
   return {
-    async onRequest({ request, url, endResponse, fetchAPI }) {
+    async onRequest(payload) {
+      const { request, url, fetchAPI } = payload;
       if (url.pathname !== WEBHOOK_PATH) return;
+      const endResponse = (response: Response) => payload.endResponse(response);
       try {
         endResponse(await handle(request, fetchAPI));
       } catch (err) {

@@ -150,9 +150,9 @@ export function createAlertsLoaders(services: Services, credentials: Credentials
       if (!creds) throw new MissingCredentialsError();
       return creds;
     },
-    identity: identity.get,
-    channels: channels.get,
-    apps: apps.get,
+    identity: () => identity.get(),
+    channels: () => channels.get(),
+    apps: () => apps.get(),
     async app(appId) {
       return (await apps.get()).find((app) => app.appId === appId) ?? null;
     },

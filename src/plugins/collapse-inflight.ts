@@ -1,4 +1,4 @@
-import { getOperationAST, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { getOperationAST, OperationTypeNode, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { Counter, type Registry } from 'prom-client';
 import type { Context } from '../context.js';
@@ -57,10 +57,10 @@ export function useCollapseInflight(options: CollapseOptions = {}): Plugin<Conte
 
   const isQuery = (args: ExecutionArgs): boolean => {
     let byName = queries.get(args.document);
-    if (!byName) queries.set(args.document, (byName = new Map()));
+    if (!byName) queries.set(args.document, (byName = new Map<string | undefined, boolean>()));
     const name = args.operationName ?? undefined;
     let query = byName.get(name);
-    if (query === undefined) byName.set(name, (query = getOperationAST(args.document, name)?.operation === 'query'));
+    if (query === undefined) byName.set(name, (query = getOperationAST(args.document, name)?.operation === OperationTypeNode.QUERY));
     return query;
   };
 
@@ -76,7 +76,7 @@ export function useCollapseInflight(options: CollapseOptions = {}): Plugin<Conte
 
   return {
     onExecute({ args, executeFn, setExecuteFn }) {
-      const context = args.contextValue as Context;
+      const context = args.contextValue;
       const key = keyOf(args, context);
       if (key === null) return;
       const run = (execArgs: ExecutionArgs): Execution => {
@@ -85,7 +85,7 @@ export function useCollapseInflight(options: CollapseOptions = {}): Plugin<Conte
         try {
           result = Promise.resolve(executeFn(execArgs) as ExecutionResult | AsyncIterable<unknown>);
         } catch (error) {
-          result = Promise.reject(error);
+          result = Promise.reject(error instanceof Error ? error : new Error(String(error)));
         }
         const entry: InFlight = { result, signal: context.request.signal };
         inflight.set(key, entry);

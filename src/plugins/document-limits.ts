@@ -1,4 +1,4 @@
-import type { DocumentNode } from 'graphql';
+import type { DocumentNode, Source } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import { gatewayError } from '../errors.js';
@@ -33,7 +33,7 @@ export function useDocumentLimits(options: DocumentLimitsOptions = {}): Plugin {
   const maxNesting = options.maxNesting ?? MAX_DOCUMENT_NESTING;
   return {
     onParse({ params }) {
-      const source = typeof params.source === 'string' ? params.source : params.source.body;
+      const source: string = typeof params.source === 'string' ? params.source : (params.source as Source).body;
       // Length in UTF-16 units never exceeds the UTF-8 length: only a borderline text is measured.
       if (source.length > maxBytes || (source.length * 3 > maxBytes && Buffer.byteLength(source) > maxBytes)) {
         throw gatewayError(`The document is larger than ${maxBytes} bytes.`, 'QUERY_TOO_COMPLEX', { http: { status: 413 } });
@@ -52,24 +52,25 @@ export function useDocumentLimits(options: DocumentLimitsOptions = {}): Plugin {
  * closures alive: a validation error holds the validator's visitors and contexts, about 90 KB. Cached
  * errors (validation results, parse errors) have their stacks formatted, which lets all that go.
  */
-function releaseStacks(errors: readonly unknown[] | unknown): void {
+function releaseStacks(errors: unknown): void {
   if (!Array.isArray(errors)) return;
   for (const error of errors) if (error instanceof Error) void error.stack;
 }
 
-const enum Char {
-  Newline = 10,
-  Return = 13,
-  Quote = 34,
-  Hash = 35,
-  OpenParen = 40,
-  CloseParen = 41,
-  OpenBracket = 91,
-  Backslash = 92,
-  CloseBracket = 93,
-  OpenBrace = 123,
-  CloseBrace = 125,
-}
+/** The character codes the scan looks for (`charCodeAt` answers numbers: plain numbers, no enum). */
+const Char = {
+  Newline: 10,
+  Return: 13,
+  Quote: 34,
+  Hash: 35,
+  OpenParen: 40,
+  CloseParen: 41,
+  OpenBracket: 91,
+  Backslash: 92,
+  CloseBracket: 93,
+  OpenBrace: 123,
+  CloseBrace: 125,
+} as const;
 
 /**
  * Whether `{`, `[` and `(` nest deeper than `limit` in the document's text, outside strings, block

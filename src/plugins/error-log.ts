@@ -37,7 +37,7 @@ export function useErrorLog(logger: Logger): Plugin<Context> {
       return {
         onExecuteDone(payload) {
           return handleStreamOrSingleExecutionResult(payload, ({ result }) => {
-            for (const error of result.errors ?? []) log(error, requestId, client);
+            for (const error of (result.errors ?? []) as readonly GraphQLError[]) log(error, requestId, client);
             const incremental = (result as { incremental?: readonly { errors?: readonly GraphQLError[] }[] }).incremental;
             for (const part of incremental ?? []) for (const error of part.errors ?? []) log(error, requestId, client);
           });
@@ -56,7 +56,7 @@ export function yogaLogging(logger: Logger): YogaLogger {
     (level: 'debug' | 'info' | 'warn' | 'error') =>
     (...args: unknown[]): void => {
       if (level === 'error' && args.length === 1 && typeof args[0] === 'object' && args[0] !== null && logged.has(args[0])) return;
-      (logger[level] as (...a: unknown[]) => void).apply(logger, args);
+      Reflect.apply(logger[level], logger, args);
     };
   return { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') };
 }

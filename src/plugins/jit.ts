@@ -4,6 +4,7 @@ import {
   getNamedType,
   isInputObjectType,
   Kind,
+  OperationTypeNode,
   TypeInfo,
   visit,
   visitWithTypeInfo,
@@ -50,7 +51,7 @@ export function useJitExecution(options: { compiled?: (document: DocumentNode) =
 
 function canCompile(schema: GraphQLSchema, document: DocumentNode): boolean {
   const operations = document.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION);
-  if (operations.length !== 1 || operations[0]!.operation !== 'query') return false;
+  if (operations.length !== 1 || operations[0]!.operation !== OperationTypeNode.QUERY) return false;
   const typeInfo = new TypeInfo(schema);
   let compiles = true;
   const refuse = () => {

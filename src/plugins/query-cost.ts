@@ -1,5 +1,5 @@
 import type { FieldComplexity } from '@pothos/plugin-complexity';
-import { getOperationAST, getVariableValues, type DocumentNode, type ExecutionArgs, type GraphQLError } from 'graphql';
+import { getOperationAST, getVariableValues, type DocumentNode, type ExecutionArgs, type GraphQLError, type GraphQLField } from 'graphql';
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
@@ -89,7 +89,7 @@ export function operationCost(args: CostArgs, maxNodes = DEFAULT_MAX_NODES): Cos
 /** Reads the cost a field declares through `@pothos/plugin-complexity` (every Pothos field has one). */
 const pothosComplexity: ComplexityEstimator = ({ field, args, childComplexity, context }) => {
   let declared = field.extensions?.['complexity'] as FieldComplexity<unknown, Record<string, unknown>> | undefined;
-  if (typeof declared === 'function') declared = declared(args, context ?? {}, field);
+  if (typeof declared === 'function') declared = declared(args, context ?? {}, field as GraphQLField<unknown, unknown, Record<string, unknown>>);
   // Introspection's own fields declare nothing.
   if (declared === undefined) return 1 + childComplexity;
   if (typeof declared === 'number') return declared + childComplexity;

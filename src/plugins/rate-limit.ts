@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { ExecutionResult, OperationDefinitionNode } from 'graphql';
+import { Kind, OperationTypeNode, type DocumentNode, type ExecutionResult, type OperationDefinitionNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
@@ -78,19 +78,20 @@ export function useRateLimit(options: RateLimitOptions): Plugin<Context> {
     async onExecute({ args, context, setResultAndStopExecution }) {
       // A stale answer's background refresh was counted as the answer it refreshes.
       if (isCacheRefresh(context.request)) return;
-      const refused = await check(context, operationOf(args.document.definitions, args.operationName));
+      const refused = await check(context, operationOf((args.document as DocumentNode).definitions, args.operationName as string | null | undefined));
       if (refused) setResultAndStopExecution(refused);
     },
     async onSubscribe({ args, context, setResultAndStopExecution }) {
-      const refused = await check(context, operationOf(args.document.definitions, args.operationName));
+      const refused = await check(context, operationOf((args.document as DocumentNode).definitions, args.operationName as string | null | undefined));
       if (refused) setResultAndStopExecution(refused);
     },
     // An answer from the response cache never reaches execution; it is one operation of its caller too
     // (a query: sends are never cached).
-    async onResultProcess({ request, result, setResult, serverContext }) {
+    async onResultProcess(payload) {
+      const { request, result, serverContext } = payload;
       if (!servedFromCache(result)) return;
       const refused = await check({ credentials: readCredentials(request.headers), request, services: options.services, ...(serverContext as object) }, undefined);
-      if (refused) setResult(refused);
+      if (refused) payload.setResult(refused);
     },
   };
 }
@@ -121,8 +122,8 @@ export function callerKey(context: Caller, operation?: OperationDefinitionNode):
 
 function isSend(operation: OperationDefinitionNode): boolean {
   return (
-    operation.operation === 'mutation' &&
-    operation.selectionSet.selections.some((selection) => selection.kind === 'Field' && selection.name.value === 'sendNotification')
+    operation.operation === OperationTypeNode.MUTATION &&
+    operation.selectionSet.selections.some((selection) => selection.kind === Kind.FIELD && selection.name.value === 'sendNotification')
   );
 }
 

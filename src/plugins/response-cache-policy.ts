@@ -5,6 +5,7 @@ import {
   isInterfaceType,
   isObjectType,
   Kind,
+  OperationTypeNode,
   TypeInfo,
   visit,
   visitWithTypeInfo,
@@ -110,7 +111,7 @@ export function documentPolicy(
   ttls: Readonly<ResponseCacheTtls>,
   kinds: Readonly<Record<string, DataKind>> = DATA_KINDS,
 ): CachePolicy | null {
-  if (document.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && d.operation !== 'query')) return null;
+  if (document.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && d.operation !== OperationTypeNode.QUERY)) return null;
   const typeInfo = new TypeInfo(schema);
   let cacheable = true;
   let isPrivate = false;

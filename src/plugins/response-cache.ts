@@ -1,5 +1,5 @@
 import { useResponseCache, type Cache } from '@graphql-yoga/plugin-response-cache';
-import { getOperationAST, parse, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { getOperationAST, OperationTypeNode, parse, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import { hash, randomBytes } from 'node:crypto';
@@ -167,7 +167,7 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
   );
 
   return {
-    onSchemaChange({ schema: next }) {
+    onSchemaChange({ schema: next }: { schema: GraphQLSchema }) {
       if (next !== schema) policies.clear();
       schema = next;
     },
@@ -202,7 +202,7 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
               lookingUp = null;
               if (!state || state.key !== key || state.refresh) return undefined;
               const found = store.get(key);
-              return found instanceof Promise ? found.then((result) => served(state, result)) : served(state, found as ExecutionResult | undefined);
+              return found instanceof Promise ? found.then((result) => served(state, result)) : served(state, found);
             },
             set: (key, result, entities, ttl) => {
               refreshing.delete(key);
@@ -237,9 +237,9 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
       );
     },
     onExecute({ args }) {
-      const operation = getOperationAST(args.document, args.operationName);
+      const operation = getOperationAST(args.document as DocumentNode, args.operationName as string | null | undefined);
       const credentials = (args.contextValue as Partial<Context>).credentials?.subscriber;
-      if (operation?.operation !== 'mutation' || !credentials) return;
+      if (operation?.operation !== OperationTypeNode.MUTATION || !credentials) return;
       return { onExecuteDone: () => store.invalidateOwner(subscriberKey(credentials)) };
     },
     onResultProcess({ request, result }) {

@@ -31,7 +31,7 @@ export function useTracing(): Plugin {
     };
     try {
       const result = context.with(ctx, wrapped);
-      if (result instanceof Promise) return result.then((value) => (span.end(), value), fail);
+      if (result instanceof Promise) return (result as Promise<unknown>).then((value) => (span.end(), value), fail);
       span.end();
       return result;
     } catch (error) {
@@ -62,7 +62,7 @@ export function useTracing(): Plugin {
     },
     onExecute({ args }) {
       const span = trace.getSpan(context.active());
-      const name = args.operationName ?? undefined;
+      const name = (args.operationName as string | null | undefined) ?? undefined;
       if (span && name) span.setAttribute('graphql.operation.name', name);
     },
   };

@@ -6,7 +6,11 @@ import { LRUCache } from 'lru-cache';
 import { ConfigError } from '../config.js';
 
 export interface TrustedDocumentsOptions {
-  /** Path of a JSON manifest `{ "<hash>": "<document>" }` (GraphQL Code Generator's client preset and the Relay compiler emit one). */
+  /**
+   * Path of a JSON manifest `{ "<hash>": "<document>" }`: keys the bare hex sha256 of the document
+   * (`npm run documents:manifest`, the Relay compiler's ids) or, as GraphQL Code Generator's client
+   * preset writes them (`persistedDocuments: true`), `sha256:<hex>`.
+   */
   manifestPath: string | null;
   /** Whether documents that are not in the manifest run. Only consulted when a manifest is set. */
   allowArbitraryDocuments: boolean;
@@ -35,7 +39,7 @@ export function useTrustedDocuments(options: TrustedDocumentsOptions): { lookup:
     plugins.push(
       usePersistedOperations({
         extractPersistedOperationId: documentId,
-        getPersistedOperation: (key) => manifest.get(key) ?? registered?.get(key) ?? null,
+        getPersistedOperation: (key) => manifest.get(manifestKey(key)) ?? registered?.get(key) ?? null,
         // An APQ registration carries its document: it is an arbitrary document too.
         allowArbitraryOperations: options.allowArbitraryDocuments,
         customErrors: {
@@ -49,7 +53,7 @@ export function useTrustedDocuments(options: TrustedDocumentsOptions): { lookup:
             extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } },
           },
         },
-      }) as Plugin,
+      }),
     );
   }
   const pending = new WeakMap<Request, { hash: string; query: string }>();
@@ -88,7 +92,7 @@ function useAutomaticPersistedQueries(
     onParams({ params, setParams, request }) {
       const persisted = params.extensions?.['persistedQuery'] as { version?: unknown; sha256Hash?: unknown } | undefined;
       if (persisted?.version !== 1 || typeof persisted.sha256Hash !== 'string') return;
-      const hash = persisted.sha256Hash;
+      const hash = manifestKey(persisted.sha256Hash);
       if (params.query == null) {
         const query = store.get(hash);
         if (query === undefined) {
@@ -133,9 +137,21 @@ function loadManifest(path: string): Map<string, string> {
     if (typeof document !== 'string' || !document.trim()) {
       throw new ConfigError('PERSISTED_DOCUMENTS', `the manifest entry ${JSON.stringify(hash.slice(0, 80))} is not a document`);
     }
-    documents.set(hash, document);
+    // A key that names its algorithm says what it is: one that is not its document's sha256 is a broken manifest.
+    if (hash.startsWith(SHA256_PREFIX) && documentHash(document) !== manifestKey(hash)) {
+      throw new ConfigError('PERSISTED_DOCUMENTS', `the manifest entry ${JSON.stringify(hash.slice(0, 80))} is not the sha256 of its document`);
+    }
+    documents.set(manifestKey(hash), document);
   }
   return documents;
+}
+
+/** The prefix of a document id that names its hash (GraphQL over HTTP's persisted documents appendix; the client preset writes it). */
+const SHA256_PREFIX = 'sha256:';
+
+/** Where a document id is kept and looked up: `sha256:<hex>` and `<hex>` name the same document. */
+export function manifestKey(id: string): string {
+  return id.startsWith(SHA256_PREFIX) ? id.slice(SHA256_PREFIX.length).toLowerCase() : id;
 }
 
 /** The manifest key of a document: the hex sha256 of its text, as GraphQL Code Generator's client preset computes it. */

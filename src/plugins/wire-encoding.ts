@@ -52,7 +52,9 @@ export function useWireEncoding(): Plugin {
       const held = (result as { [WIRE_FORMS]?: WireForms } | null)?.[WIRE_FORMS];
       if (held) forms.set(request, held);
     },
-    async onResponse({ request, response, setResponse, fetchAPI }) {
+    async onResponse(payload) {
+      const { request, response, fetchAPI } = payload;
+      const setResponse = (next: Response) => payload.setResponse(next);
       if (response.status !== 200 || response.bodyUsed || !isJson(response.headers.get('content-type'))) return;
       const held = forms.get(request) ?? {};
       const { headers } = response;

@@ -78,7 +78,7 @@ export const builder = new SchemaBuilder<{
         // id costs only its own slot (an Error in a list slot nulls that item alone), not the whole list.
         return all.map((id) => {
           if (!isNodeObject(info.schema, id.typename)) return null;
-          (args as { ids: typeof all }).ids = [id];
+          (args).ids = [id];
           return (async () => {
             try {
               // A node another field of the request loaded comes back from Pothos' cache untagged (even as a promise).

@@ -126,9 +126,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 
   /** `/__sim/*`: the control path, served only by the simulator. */
   function control(method: string, path: string, rawBody: string): SimResponse {
-    let input: { target?: Target; latency?: Latency | null; fault?: Fault | null } = {};
+    let input: { target?: Target; latency?: Latency | null; fault?: Fault | null };
     try {
-      input = rawBody ? JSON.parse(rawBody) : {};
+      input = (rawBody ? JSON.parse(rawBody) : {}) as typeof input;
     } catch {
       return { status: 400, body: { error: 'body is not valid JSON' } };
     }

@@ -80,6 +80,8 @@ export interface ListingPage extends IndexFreshness {
   hasNextPage: boolean;
   /** Some market of the listing comes before this page. */
   hasPreviousPage: boolean;
+  /** How many markets of the listing held the filter selects, over all pages (counted from the index, no upstream call). */
+  totalCount: number;
 }
 
 export interface MarketIndexInfo {
@@ -122,6 +124,7 @@ export interface MarketIndex {
    * market `after` (a marketId; null = from the start). The position is the anchor market's place in
    * the listing held now, so it survives a refresh; null when that market is no longer listed at all.
    * Same building rule as `markets`; no upstream call while the index is built. A page counts once in the ledger.
+   * `totalCount` is how many markets the filter selects in the same snapshot (the matches are kept per filter).
    */
   listing(filter: ListingFilter, page: { after: string | null; first: number }, scope?: CallScope): Promise<ListingPage | null>;
   /**
@@ -495,6 +498,7 @@ export function createMarketIndex(deps: ServiceDeps, options: MarketIndexOptions
         markets,
         hasNextPage: end < places.length,
         hasPreviousPage: start > 0,
+        totalCount: places.length,
         ...freshness(held, source),
       };
     },

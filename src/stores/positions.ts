@@ -111,7 +111,7 @@ export function createPositionsStore(deps: ServiceDeps, options: PositionsStoreO
       if (missing.length > 0) fetch(missing, scope);
       const answers = wallets.map((wallet) => {
         const copy = copies.get(wallet);
-        if (copy && acceptable(copy.fetchedAt, scope)) return copy.positions;
+        if (copy && acceptable(copy.fetchedAt, scope)) return Promise.resolve(copy.positions);
         return untilDeadline(pending.get(wallet)!.promise, scope?.deadline, 'markets').then((c) => c.positions);
       });
       return Promise.all(answers);

@@ -105,8 +105,9 @@ function memoryStore({ maxBytes, graceMs = 0, now = Date.now }: ResponseCacheSto
     invalidate() {
       // Entity invalidation is not used: a caller's mutation drops that caller's results (invalidateOwner).
     },
-    async invalidateOwner(owner) {
+    invalidateOwner(owner) {
       for (const key of [...(byOwner.get(owner) ?? [])]) results.delete(key);
+      return Promise.resolve();
     },
   };
 }

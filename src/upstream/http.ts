@@ -96,7 +96,7 @@ function waitFor(call: SharedCall, scope: CallScope | undefined): Promise<unknow
       (error: unknown) => {
         if (done) return;
         settle();
-        reject(error);
+        reject(error instanceof Error ? error : new Error(String(error)));
       },
     );
   });

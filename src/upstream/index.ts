@@ -135,4 +135,5 @@ export {
   PRICE_HISTORY_RESOLUTIONS,
   isOffered,
   pointCount,
+  resolutionMs,
 } from './resolution.js';

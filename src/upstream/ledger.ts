@@ -12,7 +12,7 @@ export interface LedgerCall {
   attempts: number;
 }
 
-/** `extensions.upstream` of a response (API.md). */
+/** `extensions.upstream` of a response (README.md, "The upstream ledger"). */
 export interface LedgerReport {
   calls: LedgerCall[];
   cache: { hits: number; stale: number; fallback: number };

@@ -30,6 +30,11 @@ export function isOffered<R extends Resolution>(accepted: readonly R[], resoluti
   return (accepted as readonly Resolution[]).includes(resolution);
 }
 
+/** The length of one bucket of a resolution, in milliseconds: a series' points sit on its multiples. */
+export function resolutionMs(resolution: Resolution): number {
+  return RESOLUTION_MS[resolution];
+}
+
 /**
  * How many timestamps a series holds from `fromMs` to `toMs` at a resolution, as the upstreams count
  * them: a series ends now at the latest, and its points sit on multiples of the bucket length.
@@ -50,7 +55,7 @@ export function resolutionParam(
   accepted: readonly Resolution[],
 ): string | undefined {
   if (resolution === undefined) return undefined;
-  if (!isOffered(accepted, resolution)) {
+  if (!accepted.includes(resolution)) {
     throw refused(service, `${endpoint} offers the resolutions ${accepted.join(', ')}; not ${resolution}`);
   }
   return SPELLING[resolution];

@@ -7,9 +7,9 @@ function store(options: IdempotencyStoreOptions = {}) {
 
 /** A call that counts how often it ran. */
 function counted<T>(value: T) {
-  const call = async () => {
+  const call = () => {
     call.runs++;
-    return value;
+    return Promise.resolve(value);
   };
   call.runs = 0;
   return call;

@@ -97,10 +97,10 @@ describe.runIf(haveRedis)('one send per idempotency key, whichever replica answe
     const first = store.run(scope, () => new Promise<number>((resolve) => (release = () => resolve(7))));
     await expect.poll(async () => (await r.probe.keys('gateway:idempotency:*')).length).toBe(1);
     let runs = 0;
-    await expect(store.run(scope, async () => ++runs)).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_UNAVAILABLE', retryable: true } });
+    await expect(store.run(scope, () => Promise.resolve(++runs))).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_UNAVAILABLE', retryable: true } });
     release();
     expect(await first).toEqual({ status: 'done', value: 7, replayed: false });
-    expect(await store.run(scope, async () => ++runs)).toEqual({ status: 'done', value: 7, replayed: true });
+    expect(await store.run(scope, () => Promise.resolve(++runs))).toEqual({ status: 'done', value: 7, replayed: true });
     expect(runs).toBe(0);
   });
 

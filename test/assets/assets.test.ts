@@ -89,6 +89,38 @@ describe('AssetDetail', () => {
     expect(calls('GET /v0/assets/:id/history')).toBe(requests);
   });
 
+  test('pages a range longer than one call answers: each page asks the upstream for its own steps only', async () => {
+    const FIVE_MINUTES = 5 * 60_000;
+    const from = new Date(Date.now() - 30 * 24 * HOUR).toISOString();
+    const query = `query($id: String!, $from: DateTime!, $first: Int, $after: String, $last: Int) { asset(id: $id) {
+      priceHistory(from: $from, resolution: FIVE_MINUTES, first: $first, after: $after, last: $last) {
+        totalCount pageInfo { hasNextPage hasPreviousPage endCursor } edges { node { timestamp priceUsd } }
+      } } }`;
+    const page = async (variables: Record<string, unknown>) => {
+      const res = await gw.execute(query, { id: SOL, from, ...variables });
+      expect(res.errors).toBeUndefined();
+      return res.data!['asset'].priceHistory;
+    };
+    const one = await page({ first: 4 });
+    expect(one.totalCount).toBeGreaterThan(8000);
+    const two = await page({ first: 4, after: one.pageInfo.endCursor });
+    const stamps = [...one.edges, ...two.edges].map((e: any) => Date.parse(e.node.timestamp));
+    expect(stamps[0]! - Date.parse(from)).toBeLessThan(FIVE_MINUTES);
+    expect(stamps).toEqual(stamps.map((_, i) => stamps[0]! + i * FIVE_MINUTES));
+    expect([one.pageInfo.hasPreviousPage, one.pageInfo.hasNextPage, two.pageInfo.hasPreviousPage]).toEqual([false, true, true]);
+
+    // The last points of the range, up to now.
+    const tail = await page({ last: 3 });
+    const tailStamps = tail.edges.map((e: any) => Date.parse(e.node.timestamp));
+    expect(tailStamps).toHaveLength(3);
+    expect(Date.now() - tailStamps[2]!).toBeLessThan(2 * FIVE_MINUTES);
+    expect([tail.pageInfo.hasPreviousPage, tail.pageInfo.hasNextPage]).toEqual([true, false]);
+    expect(calls('GET /v0/assets/:id/history')).toBe(3);
+    for (const { node } of [...one.edges, ...tail.edges]) {
+      expect(node.priceUsd).toBeCloseTo(gw.sim.world.priceAt(SOL, Date.parse(node.timestamp))!, 3);
+    }
+  });
+
   test('the same series asked for twice in one request is fetched once', async () => {
     const res = await gw.execute(
       `query($id: String!, $from: DateTime!) { asset(id: $id) {

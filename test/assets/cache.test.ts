@@ -220,14 +220,14 @@ describe('metadataSource and the call budget', () => {
 /**
  * Each way the assets service can fail. `start` builds a gateway whose assets service `fail()` breaks.
  */
-const faults: Record<string, (options: TestGatewayOptions) => Promise<{ gw: TestGateway; fail(): Promise<void> }>> = {
+const faults: Record<string, (options: TestGatewayOptions) => Promise<{ gw: TestGateway; fail: () => Promise<void> }>> = {
   '503': async (options) => {
     const gw = await gateway(options);
-    return { gw, fail: async () => gw.sim.controls.setFault({ service: 'assets' }, { status: 503 }) };
+    return { gw, fail: () => Promise.resolve(gw.sim.controls.setFault({ service: 'assets' }, { status: 503 })) };
   },
   timeout: async (options) => {
     const gw = await gateway({ ...options, config: { upstreamTimeoutMs: 150, assetsTimeoutMs: 150 } });
-    return { gw, fail: async () => gw.sim.controls.setFault({ service: 'assets' }, { hang: true }) };
+    return { gw, fail: () => Promise.resolve(gw.sim.controls.setFault({ service: 'assets' }, { hang: true })) };
   },
   'connection refused': async (options) => {
     // Its own assets service, closed to fail: its port then refuses connections.

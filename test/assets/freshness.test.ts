@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
-import { startTestGateway, type TestGateway, type TestGatewayOptions } from '../helpers/gateway.js';
+import { startTestGateway, type TestGatewayOptions } from '../helpers/gateway.js';
 
 const SOL = 'solana:So11111111111111111111111111111111111111112';
 const ROUTE = 'GET /v0/assets/:id';

@@ -105,7 +105,7 @@ describe.runIf(haveRedis && haveHaproxy)('two replicas behind a real load balanc
       headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...headers },
       body: JSON.stringify({ query, variables }),
     });
-    return { status: response.status, retryAfter: response.headers.get('retry-after'), body: (await response.json()) as any };
+    return { status: response.status, retryAfter: response.headers.get('retry-after'), body: (await response.json()) };
   }
 
   it('sends once for one idempotency key, twice through the balancer and once to each replica', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_WEBHOOK_BODY_BYTES } from '../../src/events/webhook.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { postWebhook, priceChange, SECRET, startEventsGateway, subscribeEvents, trending } from './helpers.js';
+import { postWebhook, priceChange, startEventsGateway, subscribeEvents, trending } from './helpers.js';
 
 const EVENTS = 'subscription { events { eventId kind } }';
 

@@ -8,6 +8,7 @@ import { attachGraphQLWs, MAX_OPERATIONS_PER_SOCKET } from '../../src/ws.js';
 import type { RequestInfo } from '../../src/upstream/index.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { postWebhook, priceChange, SOL, startEventsGateway, trending } from './helpers.js';
+import { nodeListener } from '../../src/http-server.js';
 
 interface Listening {
   url: string;
@@ -16,7 +17,7 @@ interface Listening {
 
 /** The gateway on a real port, HTTP and WebSocket together, as `src/serve.ts` serves it. */
 async function listen(gw: TestGateway, production = false): Promise<Listening> {
-  const server: Server = createServer(gw.app.yoga);
+  const server: Server = createServer(nodeListener(gw.app.yoga));
   const closeWs = attachGraphQLWs(server, gw.app.yoga, { production });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -56,7 +57,7 @@ async function warningsDuring(fn: () => Promise<void>): Promise<string[]> {
 async function rawSocket(url: string) {
   const ws = new WebSocket(url, 'graphql-transport-ws');
   const messages: { id?: string; type: string; payload?: unknown }[] = [];
-  ws.on('message', (data) => messages.push(JSON.parse(String(data))));
+  ws.on('message', (data) => messages.push(JSON.parse((data as Buffer).toString('utf8'))));
   await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
   ws.send(JSON.stringify({ type: 'connection_init' }));
   await vi.waitFor(() => expect(messages.some((m) => m.type === 'connection_ack')).toBe(true));
@@ -83,7 +84,7 @@ function run(client: Client, query: string, variables?: Record<string, unknown>)
       { query, variables },
       {
         next: (value) => (result = value),
-        error: (error) => (Array.isArray(error) ? resolve({ errors: error }) : reject(error)),
+        error: (error) => (Array.isArray(error) ? resolve({ errors: error }) : reject(error instanceof Error ? error : new Error('the operation failed', { cause: error }))),
         complete: () => resolve(result),
       },
     );
@@ -99,7 +100,9 @@ describe('GraphQL over WebSocket (graphql-ws) on /graphql', () => {
     server = await listen(gw);
   });
   afterAll(async () => {
-    await Promise.all(clients.map((client) => client.dispose()));
+    await Promise.all(clients.map(async (client) => {
+      await client.dispose();
+    }));
     await server?.close();
     await gw?.close();
   });
@@ -145,7 +148,7 @@ describe('GraphQL over WebSocket (graphql-ws) on /graphql', () => {
     expect(overHttp.errors?.[0]?.extensions?.['code']).toBe('UNAUTHENTICATED');
 
     for (const params of [undefined, {}, { authorization: 42 }, { authorization: 'Bearer a\nb' }]) {
-      const answer = await run(connect(server.url, params as Record<string, unknown> | undefined), query);
+      const answer = await run(connect(server.url, params), query);
       expect(answer.data).toEqual({ viewer: null });
       expect(answer.errors?.[0]?.extensions?.['code']).toBe('UNAUTHENTICATED');
     }

@@ -61,8 +61,8 @@ export function startProcess(
       output = (output + chunk.toString()).slice(-65_536);
       if (ready?.test(output)) settle();
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
     child.once('error', (error) => settle(error));
     child.once('exit', (code) => settle(new Error(`${command} exited (${code}) before it was ready:\n${output}`)));
     if (!ready) child.once('spawn', () => settle());

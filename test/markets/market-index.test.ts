@@ -102,9 +102,9 @@ describe('the shared market index', () => {
   it('refuses a listing whose cursor loops as a broken markets service, after one read of the loop', async () => {
     let pagesRead = 0;
     const { upstream } = gw.services;
-    const listMarkets = async () => {
+    const listMarkets = () => {
       pagesRead += 1;
-      return { markets: [], cursor: 'again' };
+      return Promise.resolve({ markets: [], cursor: 'again' });
     };
     const index = createMarketIndex({
       config: gw.config,

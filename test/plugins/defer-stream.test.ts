@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { attachGraphQLWs } from '../../src/ws.js';
 import { startTestGateway, totalCalls, type TestGateway } from '../helpers/gateway.js';
+import { nodeListener } from '../../src/http-server.js';
 
 interface Part {
   data?: any;
@@ -181,7 +182,7 @@ describe('@defer and @stream', () => {
   });
 
   it('delivers deferred parts over graphql-ws', async () => {
-    const server = createServer(gw.app.yoga);
+    const server = createServer(nodeListener(gw.app.yoga));
     const closeWs = attachGraphQLWs(server, gw.app.yoga, { production: false });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const client = createClient({ url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0 });

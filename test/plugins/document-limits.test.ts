@@ -23,7 +23,7 @@ describe('documents larger than the parser should see', () => {
       headers: { 'content-type': 'application/json', accept: 'application/json' },
       body,
     });
-    return { status: response.status, body: (await response.json().catch(() => null)) as any };
+    return { status: response.status, body: await response.json().catch((): any => null) };
   };
 
   it(`refuses a document over ${MAX_DOCUMENT_BYTES} bytes with 413 QUERY_TOO_COMPLEX, before parsing it`, async () => {

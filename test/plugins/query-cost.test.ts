@@ -11,6 +11,7 @@ import { schema } from '../../src/schema/index.js';
 import { attachGraphQLWs } from '../../src/ws.js';
 import { startTestGateway, totalCalls, type TestGateway } from '../helpers/gateway.js';
 import { addresses, bombs, screens, type Measured } from './screens.js';
+import { nodeListener } from '../../src/http-server.js';
 
 const cost = (query: string, variables: Record<string, unknown> = {}, operationName?: string) =>
   operationCost({ schema, document: parse(query), variableValues: variables, ...(operationName ? { operationName } : {}) });
@@ -163,7 +164,7 @@ describe('MAX_QUERY_COST at the gateway', () => {
   });
 
   it('refuses over WebSocket, queries and subscriptions alike', async () => {
-    const server: Server = createServer(gw.app.yoga);
+    const server: Server = createServer(nodeListener(gw.app.yoga));
     const closeWs = attachGraphQLWs(server, gw.app.yoga, { production: false });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const client = createClient({ url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0 });
@@ -171,7 +172,7 @@ describe('MAX_QUERY_COST at the gateway', () => {
       new Promise<{ errors?: readonly { extensions?: Record<string, unknown> }[] }>((resolve, reject) => {
         const stop = client.subscribe({ query, variables }, {
           next: (value) => (stop(), resolve(value as never)),
-          error: (error) => (Array.isArray(error) ? resolve({ errors: error }) : reject(error)),
+          error: (error) => (Array.isArray(error) ? resolve({ errors: error }) : reject(error instanceof Error ? error : new Error('the operation failed', { cause: error }))),
           complete: () => reject(new Error('completed without an answer')),
         });
       });

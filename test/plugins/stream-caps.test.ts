@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/config.js';
 import { attachGraphQLWs, CLOSE_TOO_MANY_CONNECTIONS } from '../../src/ws.js';
 import { SECRET } from '../events/helpers.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { nodeListener } from '../../src/http-server.js';
 
 const EVENTS = 'subscription { events { eventId } }';
 const openStreams = async (gw: TestGateway) => (await gw.services.registry.getSingleMetric('gateway_streams_open')!.get()).values[0]?.value;
@@ -91,7 +92,7 @@ describe('caps on open streams', () => {
   // Skipped at the merge: written when forged tokens were callers of their own; its WebSocket clients and SSE
   // callers now share one loopback address. To be rewritten with distinct client addresses (issue 20 stays open).
   it.skip('counts WebSocket subscriptions with SSE ones, refuses the operation past the cap, and closes a connection past the process cap with 4429', async () => {
-    const server = createServer(gw.app.yoga);
+    const server = createServer(nodeListener(gw.app.yoga));
     const close = attachGraphQLWs(server, gw.app.yoga, { production: false, maxSockets: 2 });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;

@@ -1,3 +1,4 @@
+import { SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
@@ -48,7 +49,7 @@ describe('OpenTelemetry tracing', () => {
     expect(execute!.attributes['graphql.operation.name']).toBe('Positions');
 
     // One client span per upstream call, each a child of the execute span...
-    const upstream = spans.filter((s) => s.kind === 2 /* CLIENT */);
+    const upstream = spans.filter((s) => s.kind === SpanKind.CLIENT);
     expect(upstream).toHaveLength(1);
     expect(parentOf(upstream[0]!)).toBe(execute!.spanContext().spanId);
     // ...whose id is the parent the upstream received.

@@ -205,3 +205,36 @@ describe('configuration of trusted documents', () => {
     await expect(startTestGateway({ config: { persistedDocuments: bad } })).rejects.toThrow(/PERSISTED_DOCUMENTS/);
   });
 });
+
+describe("GraphQL Code Generator's manifest (client preset, persistedDocuments: true)", () => {
+  /** Its format: the same flat object, keyed `sha256:<hex>` (GraphQL over HTTP's persisted documents). */
+  const dir = mkdtempSync(join(tmpdir(), 'documents-'));
+  const codegenManifest = join(dir, 'persisted-documents.json');
+  writeFileSync(codegenManifest, JSON.stringify({ [`sha256:${marketsPageId}`]: marketsPage }));
+  let sim: Simulator;
+  let gw: TestGateway;
+  beforeAll(async () => {
+    sim = await startSimulator({ seed: 42 });
+    gw = await startTestGateway({ sim, config: { persistedDocuments: codegenManifest, allowArbitraryDocuments: false, apq: false } });
+  });
+  afterAll(async () => {
+    await gw.close();
+    await sim.close();
+  });
+
+  it.each([
+    ['documentId sha256:<hex>', { documentId: `sha256:${marketsPageId}` }],
+    ['documentId <hex>', { documentId: marketsPageId }],
+    ['the APQ form', { extensions: apq(marketsPageId) }],
+  ])('runs a document it names by %s', async (_name, id) => {
+    const result = await post(gw, { ...id, variables });
+    expect(result.errors).toBeUndefined();
+    expect(result.data.markets.edges).toHaveLength(3);
+  });
+
+  it('refuses, naming PERSISTED_DOCUMENTS, a sha256: key that is not its document\'s hash', async () => {
+    const forged = join(dir, 'forged.json');
+    writeFileSync(forged, JSON.stringify({ [`sha256:${documentHash(arbitrary)}`]: marketsPage }));
+    await expect(startTestGateway({ sim, config: { persistedDocuments: forged } })).rejects.toThrow(/PERSISTED_DOCUMENTS.*not the sha256 of its document/);
+  });
+});

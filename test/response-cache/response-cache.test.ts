@@ -106,9 +106,9 @@ describe("a request's Cache-Control", () => {
     const query = '{ asset(id: "solana:So11111111111111111111111111111111111111112") { symbol freshness { source } } }';
     const first = await get(query);
     expect(first.headers.get('cache-control')).toBe('no-store');
-    expect(((await first.json()) as any).data.asset.freshness.source).toBe('ORIGIN');
+    expect(((await first.json())).data.asset.freshness.source).toBe('ORIGIN');
     const again = await get(query);
-    expect(((await again.json()) as any).data.asset.freshness.source).toBe('CACHE');
+    expect(((await again.json())).data.asset.freshness.source).toBe('CACHE');
     expect(callsSinceLast()).toEqual({ 'assets GET /v0/assets/:id': 1 });
   });
 });

@@ -10,7 +10,7 @@ let demo: DemoCredentials;
 interface Answer {
   status: number;
   text: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+   
   json: any;
 }
 
@@ -177,7 +177,7 @@ describe('subscriber authentication', () => {
     expect(r.status).toBe(200);
     expect(r.json).toEqual({ walletAddress: demo.walletAddress });
     const other = [...sim.alerts.subscribers.values()][5]!;
-    const r2 = await call('GET', '/v2/auth', subHeaders(other.token, sim.alerts.clientKeys[1]!));
+    const r2 = await call('GET', '/v2/auth', subHeaders(other.token, sim.alerts.clientKeys[1]));
     expect(r2.json).toEqual({ walletAddress: other.walletAddress });
   });
 

@@ -5,6 +5,7 @@ import type { Target } from '../../src/simulator/controls.js';
 import type { BreakerState, RequestInfo } from '../../src/upstream/index.js';
 import { lastTrade, postWebhook, SECRET, subscribeEvents } from '../events/helpers.js';
 import { startTestGateway, type GraphQLResponse, type TestGateway, type TestGatewayOptions } from '../helpers/gateway.js';
+import { nodeListener } from '../../src/http-server.js';
 
 // A client that goes away abandons the upstream reads made for it alone; writes and shared fetches run on.
 
@@ -38,7 +39,7 @@ async function startHarness(options: TestGatewayOptions = {}): Promise<Harness> 
       ...options.upstream,
     },
   });
-  const server = createServer(gw.app.yoga);
+  const server = createServer(nodeListener(gw.app.yoga));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
 

@@ -164,8 +164,8 @@ describe('a listing refresh that loses its valid records', () => {
     const warn = gw.services.logger.warn.bind(gw.services.logger);
     gw.services.logger.warn = ((...args: unknown[]) => {
       warned.push(args);
-      return (warn as (...a: unknown[]) => void)(...args);
-    }) as typeof gw.services.logger.warn;
+      Reflect.apply(warn, undefined, args);
+    });
     try {
       gw.sim.controls.setFault(LISTING, { transform: (body) => spoil(body as Listing) });
       await expect(gw.services.marketIndex.refresh()).rejects.toThrow(/lost most of its valid records/);

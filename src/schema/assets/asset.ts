@@ -1,16 +1,18 @@
-import { upstreamUnavailable } from '../../errors.js';
+import { badUserInput, upstreamUnavailable } from '../../errors.js';
 import type { AssetPriceView, AssetView, PricePoint, TokenRef } from '../../models/index.js';
-import { isValidAssetId, MAX_HISTORY_POINTS, PRICE_HISTORY_RESOLUTIONS } from '../../upstream/index.js';
+import { isValidAssetId, pointCount, PRICE_HISTORY_RESOLUTIONS, resolutionMs } from '../../upstream/index.js';
 import { builder } from '../builder.js';
 import { lengthCost, pagedHistoryCost } from '../common/cost.js';
-import { checkWindow } from '../common/inputs.js';
+import { checkWindow, type HistoryWindow } from '../common/inputs.js';
 import { FreshnessRef } from '../common/freshness.js';
 import type { Context } from '../../context.js';
 import { ResolutionEnum } from '../enums.js';
 import { AssetRef } from '../refs.js';
 import {
   MAX_ASSET_IDS,
+  PRICE_HISTORY_PAGE,
   PRICE_HISTORY_WINDOW,
+  type PriceResolution,
   checkAssetId,
   checkAssetIds,
   checkFirst,
@@ -147,7 +149,11 @@ builder.node(AssetRef, {
       {
         type: PricePointRef,
         complexity: pagedHistoryCost(PRICE_HISTORY_WINDOW),
-        description: `Prices over a range, oldest first. One range holds at most ${MAX_HISTORY_POINTS} points; \`first\` and \`last\` take 1 to ${MAX_HISTORY_POINTS} (default: the whole range).`,
+        description:
+          `Prices over a range, oldest first, one point per \`resolution\` step. The range may hold any number of points; ` +
+          `a page holds at most ${PRICE_HISTORY_PAGE.max}: \`first\` (or \`last\`) takes 1 to ${PRICE_HISTORY_PAGE.max}, and without ` +
+          `either the page is the whole range, refused (BAD_USER_INPUT) when that holds more than ${PRICE_HISTORY_PAGE.max} points. ` +
+          'Pass `pageInfo.endCursor` as `after` for the next page.',
         args: {
           from: t.arg({ type: 'DateTime', required: true, description: 'Start of the range.' }),
           to: t.arg({ type: 'DateTime', description: 'End of the range; default now.' }),
@@ -158,14 +164,23 @@ builder.node(AssetRef, {
         },
         resolve: async (asset, args, ctx) => {
           const range = checkWindow(args, PRICE_HISTORY_WINDOW);
-          const page = pageOf(args);
-          const history = await ctx.loaders.assets.priceHistory.load({
-            assetId: asset.assetId,
-            from: range.from.toISOString(),
-            to: range.to?.toISOString() ?? null,
-            resolution: range.resolution,
-          });
-          return history ? page(history.points) : null;
+          const page = pagePlan(args, range);
+          const load = (window: { from: Date; to: Date | null }) =>
+            ctx.loaders.assets.priceHistory.load({
+              assetId: asset.assetId,
+              from: window.from.toISOString(),
+              to: window.to?.toISOString() ?? null,
+              resolution: range.resolution,
+            });
+          // A range one upstream call answers is fetched whole (one call however many pages or aliases
+          // of it the request asks for); a longer one, just the page's own steps.
+          if (page.whole) {
+            const history = await load(range);
+            return history ? page.slice(history.points) : null;
+          }
+          if (page.window === null) return page.slice([]);
+          const history = await load(page.window);
+          return history ? page.slice(history.points) : null;
         },
       },
       {
@@ -175,7 +190,7 @@ builder.node(AssetRef, {
         fields: (c) => ({
           totalCount: c.int({
             nullable: false,
-            description: 'How many points the whole range holds.',
+            description: 'How many points the whole range holds (one per `resolution` step from `from` to `to`, or now), over all pages.',
             resolve: (connection) => connection.totalCount,
           }),
         }),
@@ -192,31 +207,71 @@ interface PageArgs {
   before?: string | null | undefined;
 }
 
-/** Pages a whole series by timestamp cursors; every argument is checked before the series is fetched. */
-function pageOf(args: PageArgs) {
-  const limits = { default: MAX_HISTORY_POINTS, max: MAX_HISTORY_POINTS };
-  const first = args.first == null ? null : checkFirst(args.first, limits, 'first');
-  const last = args.last == null ? null : checkFirst(args.last, limits, 'last');
+/**
+ * A page of a price series, planned on the series' grid (its points sit on multiples of the resolution's
+ * step, from `from` to `to` or now) before any call: steps `start` to `end` (exclusive) of `total`.
+ * Every argument is checked first; a page of more than `PRICE_HISTORY_PAGE.max` points is refused.
+ */
+function pagePlan(args: PageArgs, range: HistoryWindow<PriceResolution>, now = Date.now()) {
+  const first = args.first == null ? null : checkFirst(args.first, PRICE_HISTORY_PAGE, 'first');
+  const last = args.last == null ? null : checkFirst(args.last, PRICE_HISTORY_PAGE, 'last');
   const after = args.after ? decodePointCursor(args.after, 'after') : null;
   const before = args.before ? decodePointCursor(args.before, 'before') : null;
 
-  return (points: readonly PricePoint[]) => {
-    const times = points.map((p) => Date.parse(p.timestamp));
-    let start = after === null ? 0 : indexAfter(times, after);
-    let end = before === null ? points.length : Math.max(start, indexAfter(times, before - 1));
-    if (first !== null) end = Math.min(end, start + first);
-    if (last !== null) start = Math.max(start, end - last);
-    const edges = points.slice(start, end).map((node) => ({ cursor: encodePointCursor(node.timestamp), node }));
-    return {
-      edges,
-      totalCount: points.length,
-      pageInfo: {
-        hasPreviousPage: start > 0,
-        hasNextPage: end < points.length,
-        startCursor: edges[0]?.cursor ?? null,
-        endCursor: edges.at(-1)?.cursor ?? null,
-      },
-    };
+  const step = resolutionMs(range.resolution);
+  const fromMs = range.from.getTime();
+  const toMs = Math.min(range.to?.getTime() ?? now, now);
+  const base = Math.ceil(fromMs / step);
+  const total = Math.max(0, pointCount(fromMs, toMs, range.resolution, now));
+  const clamp = (i: number, low: number) => Math.min(Math.max(i, low), total);
+  let start = after === null ? 0 : clamp(Math.floor(after / step) - base + 1, 0);
+  let end = before === null ? total : clamp(Math.ceil(before / step) - base, start);
+  if (first !== null) end = Math.min(end, start + first);
+  if (last !== null) start = Math.max(start, end - last);
+  if (first === null && last === null && end - start > PRICE_HISTORY_PAGE.max) {
+    throw badUserInput(
+      `The range holds ${end - start} points at ${range.resolution}; a page holds at most ${PRICE_HISTORY_PAGE.max}. ` +
+        `Pass first (1 to ${PRICE_HISTORY_PAGE.max}) and page on with after: pageInfo.endCursor.`,
+      'first',
+    );
+  }
+  const whole = total <= PRICE_HISTORY_PAGE.max;
+  const time = (i: number) => (base + i) * step;
+  return {
+    whole,
+    /**
+     * The widest window holding exactly the page's steps (its ends between grid points, so that `from`
+     * stays before `to`); null for an empty page, which needs no call. The last page ends at the range's end.
+     */
+    window: end > start ? { from: start === 0 ? range.from : new Date(time(start - 1) + 1), to: end === total ? range.to : new Date(time(end) - 1) } : null,
+    /** The connection: the page's points of `points` (the whole range's, or the window's), paged by timestamp cursors. */
+    slice(points: readonly PricePoint[]) {
+      const times = points.map((p) => Date.parse(p.timestamp));
+      // On the whole range the page is found among the points themselves (a point the upstream lacks shifts nothing);
+      // on a window the upstream answered the page alone, and the grid says what lies around it.
+      let i = 0;
+      let j = points.length;
+      if (whole) {
+        i = after === null ? 0 : indexAfter(times, after);
+        j = before === null ? points.length : Math.max(i, indexAfter(times, before - 1));
+        if (first !== null) j = Math.min(j, i + first);
+        if (last !== null) i = Math.max(i, j - last);
+      } else {
+        while (i < j && times[i]! < time(start)) i++;
+        while (j > i && times[j - 1]! > time(end - 1)) j--;
+      }
+      const edges = points.slice(i, j).map((node) => ({ cursor: encodePointCursor(node.timestamp), node }));
+      return {
+        edges,
+        totalCount: whole ? points.length : total,
+        pageInfo: {
+          hasPreviousPage: whole ? i > 0 : start > 0,
+          hasNextPage: whole ? j < points.length : end < total,
+          startCursor: edges[0]?.cursor ?? null,
+          endCursor: edges.at(-1)?.cursor ?? null,
+        },
+      };
+    },
   };
 }
 

@@ -45,16 +45,22 @@ export function checkSearchTypes(types: readonly AssetType[] | null | undefined)
   return [...new Set(types)].sort();
 }
 
-type PriceResolution = (typeof PRICE_HISTORY_RESOLUTIONS)[number];
+export type PriceResolution = (typeof PRICE_HISTORY_RESOLUTIONS)[number];
 
-/** What `Asset.priceHistory` accepts: the window of the assets service's price history. */
+/**
+ * What `Asset.priceHistory` accepts: the window of the assets service's price history. The range itself
+ * may hold any number of points: one page of it holds at most `MAX_HISTORY_POINTS` (what one upstream
+ * call answers), and `first`/`after` page through the rest.
+ */
 export const PRICE_HISTORY_WINDOW: WindowRules<PriceResolution> = {
   field: 'priceHistory',
   resolutions: PRICE_HISTORY_RESOLUTIONS,
   defaultResolution: 'ONE_HOUR',
   strictOrder: true,
-  maxPoints: MAX_HISTORY_POINTS,
 };
+
+/** The most points one page of `priceHistory` holds: one upstream call's worth. */
+export const PRICE_HISTORY_PAGE = { default: MAX_HISTORY_POINTS, max: MAX_HISTORY_POINTS } as const;
 
 // ---------------------------------------------------------------------------------------------
 // Cursors: opaque to callers, checked on the way in.

@@ -50,8 +50,11 @@ const MarketConnection = builder.connectionObject(
     edgesField: { description: 'The markets of this page, in the upstream order.' },
     fields: (t) => ({
       totalCount: t.int({
-        description: 'Always null: the markets service does not count its listing.',
-        resolve: () => null,
+        nullable: false,
+        description:
+          "How many markets the `filter` matches, over all pages: counted in the gateway's copy of the listing the page came from, with no upstream call.",
+        // `connectionObject` types its parent as the bare connection shape; `markets` below returns the count with it.
+        resolve: (connection) => (connection as typeof connection & { totalCount: number }).totalCount,
       }),
     }),
   },
@@ -97,6 +100,7 @@ builder.queryFields((t) => ({
       const endCursor = edges.at(-1)?.cursor ?? null;
       return {
         edges,
+        totalCount: page.totalCount,
         pageInfo: { hasNextPage: page.hasNextPage, hasPreviousPage: page.hasPreviousPage, startCursor: edges[0]?.cursor ?? null, endCursor },
       };
     },

@@ -163,7 +163,7 @@ export function registerAlertsRoutes(router: Router, state: AlertsState): void {
         if (!after) return badRequest('cursor is not valid');
       }
       const sorted = s.inbox.filter((a) => scope.apps.has(a.appId)).sort(newestFirst);
-      const start = after ? sorted.findIndex((a) => isAfter(a, after!)) : 0;
+      const start = after ? sorted.findIndex((a) => isAfter(a, after)) : 0;
       const rest = start < 0 ? [] : sorted.slice(start);
       const page = rest.slice(0, limit);
       const last = page[page.length - 1];

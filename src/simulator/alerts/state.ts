@@ -158,7 +158,7 @@ export class AlertsState {
 
   rememberIdempotency(appId: string, key: string, fingerprint: string): void {
     let perApp = this.#idempotency.get(appId);
-    if (!perApp) this.#idempotency.set(appId, (perApp = new Map()));
+    if (!perApp) this.#idempotency.set(appId, (perApp = new Map<string, IdempotencyEntry>()));
     perApp.set(key, { fingerprint, at: this.now() });
   }
 

@@ -232,7 +232,7 @@ export interface AssetSummary {
   id: string;
   chain: string;
   address: string | null;
-  type: 'token' | 'stock' | 'rwa' | string;
+  type: 'token' | 'stock' | 'rwa' | (string & {});
   name: string;
   symbol: string;
   imageUrl: string | null;

@@ -1,5 +1,5 @@
 import { builder } from '../../builder.js';
-import { CLIENT_MUTATION_ID, INPUT, INPUT_OPTIONAL, MutationPayloadRef, outcome, subscriberCall, viewerField, type PayloadBase } from './common.js';
+import { CLIENT_MUTATION_ID, INPUT_OPTIONAL, MutationPayloadRef, outcome, subscriberCall, viewerField, type PayloadBase } from './common.js';
 import { checkAppIds, Problems } from './validate.js';
 
 interface InboxResult extends PayloadBase {

@@ -2,7 +2,7 @@ import type { Context } from '../../../context.js';
 import type { App } from '../../../models/alerts.js';
 import { builder } from '../../builder.js';
 import { SubscribedAppRef } from '../../refs.js';
-import { CLIENT_MUTATION_ID, INPUT, INPUT_OPTIONAL, MutationPayloadRef, outcome, subscriberCall, viewerField, type PayloadBase } from './common.js';
+import { CLIENT_MUTATION_ID, INPUT_OPTIONAL, MutationPayloadRef, outcome, subscriberCall, viewerField, type PayloadBase } from './common.js';
 import { checkAppIds, Problems } from './validate.js';
 
 export const SubscriptionChannelEnum = builder.enumType('SubscriptionChannel', {
