@@ -50,6 +50,18 @@ export function resultBody(result: ExecutionResult): string {
   return body;
 }
 
+/**
+ * What the in-process store holds of a result: its answer's JSON and the HTTP metadata Yoga reads
+ * (`extensions.http`: `ETag`, `Last-Modified`), not the executed object graph, which takes several
+ * times the heap of its JSON and is never read again (a hit is answered from the string).
+ */
+function heldForm(result: ExecutionResult): ExecutionResult {
+  const http = (result.extensions as { http?: unknown } | undefined)?.http;
+  const held: ExecutionResult = http === undefined ? {} : { extensions: { http } };
+  bodies.set(held, resultBody(result));
+  return held;
+}
+
 /** The owner part of a cache key: `public` or a caller's credentials hash. */
 export function ownerOf(key: string): string {
   const dot = key.indexOf('.');
@@ -92,7 +104,8 @@ function memoryStore({ maxBytes, graceMs = 0, now = Date.now }: ResponseCacheSto
 
   return {
     get: (key) => results.get(key),
-    set(key, result, _entities, ttl) {
+    set(key, executed, _entities, ttl) {
+      const result = heldForm(executed);
       // A result larger than the whole bound is refused by the LRU; nothing to index then.
       freshnessOf.set(result, { storedAt: now(), ttlMs: ttl });
       results.set(key, result, { ttl: ttl + graceMs });

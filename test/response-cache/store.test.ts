@@ -1,11 +1,14 @@
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
-import { createResponseCacheStore, ownerOf } from '../../src/stores/response-cache.js';
+import type { ExecutionResult } from 'graphql';
+import { createResponseCacheStore, ownerOf, resultBody } from '../../src/stores/response-cache.js';
 
 const logger = createLogger({ logLevel: 'silent' });
 /** A result whose JSON is about `bytes` long. */
 const result = (bytes: number) => ({ data: { blob: 'x'.repeat(bytes - 20) } });
+/** The JSON a held result is answered with. */
+const answered = (held: unknown) => (held ? resultBody(held) : undefined);
 
 describe('the in-process response cache store', () => {
   const store = () => createResponseCacheStore({ logger, redis: null, maxBytes: 1000, ownerIndexTtlMs: 5000 });
@@ -14,7 +17,7 @@ describe('the in-process response cache store', () => {
     const cache = store();
     await cache.set('public.a', result(400), [], 60_000);
     await cache.set('public.b', result(400), [], 60_000);
-    expect(await cache.get('public.a')).toEqual(result(400));
+    expect(answered(await cache.get('public.a'))).toBe(JSON.stringify(result(400)));
     await cache.set('public.c', result(400), [], 60_000);
     expect(await cache.get('public.b')).toBeUndefined();
     expect(await cache.get('public.a')).toBeDefined();
@@ -35,8 +38,19 @@ describe('the in-process response cache store', () => {
     await cache.invalidateOwner('me');
     expect(await cache.get('me.q1')).toBeUndefined();
     expect(await cache.get('me.q2')).toBeUndefined();
-    expect(await cache.get('you.q1')).toEqual(result(50));
-    expect(await cache.get('public.q1')).toEqual(result(50));
+    expect(answered(await cache.get('you.q1'))).toBe(JSON.stringify(result(50)));
+    expect(answered(await cache.get('public.q1'))).toBe(JSON.stringify(result(50)));
+  });
+
+  it('holds the answer and its HTTP metadata, not the executed object graph', async () => {
+    const cache = store();
+    const executed = { data: { a: [1, 2, 3] }, extensions: { http: { headers: { ETag: 'k' } } } };
+    await cache.set('public.k', executed, [], 60_000);
+    const held = (await cache.get('public.k')) as ExecutionResult;
+    expect(held).not.toBe(executed);
+    expect(held.data).toBeUndefined();
+    expect(held.extensions).toEqual({ http: { headers: { ETag: 'k' } } });
+    expect(resultBody(held)).toBe('{"data":{"a":[1,2,3]}}');
   });
 
   it('reads the owner from the key', () => {
