@@ -17,7 +17,7 @@ const openStreams = async (gw: TestGateway) => (await gw.services.registry.getSi
  * caller's own (unverified tokens count by address, as the rate limit counts them); `end` closes it as a
  * client going away would.
  */
-async function stream(gw: TestGateway, token?: string) {
+async function stream(gw: TestGateway, token?: string, address?: string) {
   const controller = new AbortController();
   const response = await gw.app.yoga.fetch('http://gateway.test/graphql', {
     signal: controller.signal,
@@ -28,7 +28,7 @@ async function stream(gw: TestGateway, token?: string) {
       ...(token ? { authorization: `Bearer ${token}`, 'x-service-client-key': 'client-key' } : {}),
     },
     body: JSON.stringify({ query: EVENTS }),
-  }, { req: { socket: { remoteAddress: `198.51.100.${[...(token ?? '')].reduce((n, c) => (n + c.charCodeAt(0)) % 250, 1)}` }, headers: {} } });
+  }, { req: { socket: { remoteAddress: address ?? `198.51.100.${[...(token ?? '')].reduce((n, c) => (n + c.charCodeAt(0)) % 250, 1)}` }, headers: {} } });
   const reader = response.status === 200 ? response.body!.getReader() : null;
   void reader?.read().catch(() => {});
   return Object.assign(response, {
@@ -89,15 +89,15 @@ describe('caps on open streams', () => {
     expect(Object.fromEntries(refusals.map((v) => [v.labels['scope'], v.value]))).toEqual({ client: 1, process: 1 });
   });
 
-  // Skipped at the merge: written when forged tokens were callers of their own; its WebSocket clients and SSE
-  // callers now share one loopback address. To be rewritten with distinct client addresses (issue 20 stays open).
-  it.skip('counts WebSocket subscriptions with SSE ones, refuses the operation past the cap, and closes a connection past the process cap with 4429', async () => {
+  it('counts WebSocket subscriptions with SSE ones, refuses the operation past the cap, and closes a connection past the process cap with 4429', async () => {
     const server = createServer(nodeListener(gw.app.yoga));
     const close = attachGraphQLWs(server, gw.app.yoga, { production: false, maxSockets: 2 });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
     const url = `ws://127.0.0.1:${port}/graphql`;
-    const sse = await stream(gw, 'dave');
+    // One caller: an unverified token counts by address, and the WebSocket clients connect from loopback.
+    const sse = await stream(gw, 'dave', '127.0.0.1');
+    expect(sse.status).toBe(200);
     const clients = [0, 1].map(() =>
       createClient({ url, webSocketImpl: WebSocket, retryAttempts: 0, lazy: false, connectionParams: { authorization: 'Bearer dave', 'x-service-client-key': 'client-key' } }),
     );
