@@ -149,7 +149,7 @@ export function createApp(options: AppOptions): App {
       useRateLimit({ perMinute: config.rateLimitPerMinute, redis: services.redis, logger: services.logger, services }),
       // After every refusal: a subscription refused for another reason holds no stream.
       streams.plugin,
-      // Before the response cache: its executor (a miss) wraps this one, so concurrent misses of one key run once.
+      // Concurrent misses of one cache key (and identical queries with the cache off) run once.
       useCollapseInflight({ registry: services.registry, ownAnswer: (request) => ledgerAsked(request, config) }),
       ...(config.responseCache
         ? [

@@ -1,4 +1,4 @@
-import { useResponseCache, type Cache } from '@graphql-yoga/plugin-response-cache';
+import type { Cache } from '@graphql-yoga/plugin-response-cache';
 import { getOperationAST, OperationTypeNode, parse, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
@@ -10,7 +10,7 @@ import { readCacheControl } from '../cache-control.js';
 import { MAX_DOCUMENT_BYTES, MAX_DOCUMENT_NESTING, nestsDeeperThan } from './document-limits.js';
 import { readCredentials, subscriberKey } from '../credentials.js';
 import { heldFreshness, PUBLIC_OWNER, resultBody, type ResponseCacheStore } from '../stores/response-cache.js';
-import { DATA_KINDS, documentPolicy, type CachePolicy } from './response-cache-policy.js';
+import { documentPolicy, type CachePolicy } from './response-cache-policy.js';
 import { WIRE_FORMS, type WireForms } from './wire-encoding.js';
 
 export interface ResponseCacheOptions {
@@ -56,7 +56,8 @@ interface RequestState {
 }
 
 /**
- * A whole-result cache for queries (Yoga's response cache). Whether a document is public or the
+ * A whole-result cache for queries: looked up as soon as the request's document is known (`onParams`:
+ * a hit is neither parsed nor validated), stored when an execution ends without errors. Whether a document is public or the
  * caller's own is read from the types it selects (`response-cache-policy.ts`), so public answers are
  * shared by every caller and private ones are keyed by a SHA-256 of the caller's credentials, never
  * the credentials themselves. Results with errors are not cached. A mutation drops everything cached
@@ -66,9 +67,17 @@ interface RequestState {
  * so does a `max-age=N` shorter than the document's TTL (a cached result may be older than N: the
  * request is executed, its shared copies bounded by N). Documents selecting `freshness` are never
  * cached (`live` data in the policy): a cached result would repeat freshness that is no longer true.
+ *
+ * It no longer sits on Yoga's response cache plugin: its envelop core rewrites every cached document to
+ * select `__typename` on every selection and, on every stored miss, copies the whole result to take
+ * those fields out again (deleting properties, which leaves the copies slow to serialize), to track
+ * entities this gateway does not invalidate by; the policy already gives scope and TTL per document.
  */
 /** Heap the remembered cache policies may hold: their documents' texts, two bytes a character, and the policy. */
 const POLICY_CACHE_BYTES = 4 * 1024 * 1024;
+
+/** Marks an answer served from the cache (the symbol Yoga's response cache plugin marks with, kept for its readers). */
+const SERVED_FROM_CACHE = Symbol.for('servedFromResponseCache');
 
 /** Carries the process's refresh nonce on the gateway's own refresh requests. */
 const REFRESH_HEADER = 'x-gateway-cache-refresh';
@@ -114,8 +123,6 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
   const graceMs = options.refresh ? (options.graceMs ?? 0) : 0;
   const now = options.now ?? Date.now;
   const answered = answeredOnce(store);
-  // The request whose key was just built: Yoga looks it up at once, in the same turn.
-  let lookingUp: RequestState | null = null;
   // Keys being refreshed: one background execution each, whatever the number of stale answers meanwhile.
   const refreshing = new Set<string>();
   // Marks the gateway's own refresh requests; unguessable, and new in every process.
@@ -132,6 +139,32 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
     }
     state.ageMs = ageMs;
     return answered.get(result);
+  };
+
+  /** `<owner>.<hash>`: the document's hash (kept beside its policy), the operation name and the variables. */
+  const keyOf = (owner: string, query: string, operationName: string | null | undefined, variables: unknown): string => {
+    const known = policies.get(query);
+    const documentHash = known ? (known.documentHash ??= sha256(query)) : sha256(query);
+    return `${owner}.${sha256(`${documentHash}|${operationName ?? ''}|${JSON.stringify(variables ?? {})}`)}`;
+  };
+
+  // Results already stored, by their data: requests that shared one execution (collapse-inflight.ts)
+  // each finish with a copy of one result, stored once.
+  const stored = new WeakSet<object>();
+
+  /** Stores an executed result without errors (incremental results are not cached), tagged for its answer. */
+  const storeResult = (key: string, result: unknown, ttlMs: number) => {
+    if (ttlMs <= 0 || typeof result !== 'object' || result === null || Symbol.asyncIterator in result) return;
+    const executed = result as ExecutionResult;
+    if (executed.errors?.length || (executed.data && stored.has(executed.data))) return;
+    if (executed.data) stored.add(executed.data);
+    // Yoga sends `extensions.http` as headers and leaves it out of the body: the ETag marks a stored
+    // answer (wire-encoding.ts replaces it with a hash of the bytes), Last-Modified dates it.
+    const extensions = ((executed as { extensions?: Record<string, unknown> }).extensions ??= {});
+    const http = (extensions['http'] ??= {}) as { headers?: Record<string, string> };
+    http.headers = { ...http.headers, ETag: key, 'Last-Modified': new Date(now()).toUTCString() };
+    refreshing.delete(key);
+    void answered.set(key, executed, [], ttlMs);
   };
 
   const refreshInBackground = (request: Request, state: RequestState) => {
@@ -160,91 +193,53 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
     })();
   };
 
-  const privateTypes = Object.fromEntries(
-    Object.entries(DATA_KINDS)
-      .filter(([, kind]) => kind === 'private')
-      .map(([type]) => [type, 'PRIVATE' as const]),
-  );
-
   return {
     onSchemaChange({ schema: next }: { schema: GraphQLSchema }) {
       if (next !== schema) policies.clear();
       schema = next;
     },
-    onPluginInit({ addPlugin }) {
-      // Runs before the cache's own lookup (plugins added here follow this one's onParams).
-      addPlugin({
-        onParams({ params, request, context }) {
-          const query = params.query;
-          const cacheControl = readCacheControl(request.headers.get('cache-control'));
-          const bypass = cacheControl.noCache || cacheControl.noStore || (options.ownAnswer?.(request) ?? false);
-          let policy = query && !bypass ? policyOf(query) : null;
-          // Cached results are at most `ttlMs` old: only a shorter bound could be missed by one.
-          if (policy && cacheControl.maxAgeMs !== null && cacheControl.maxAgeMs < policy.ttlMs) policy = null;
-          const credentials = policy?.scope === 'PRIVATE' ? readCredentials(request.headers).subscriber : null;
-          states.set(request, {
-            policy,
-            owner: credentials ? subscriberKey(credentials) : PUBLIC_OWNER,
-            maxAgeMs: cacheControl.maxAgeMs,
-            refresh: policy !== null && request.headers.get(REFRESH_HEADER) === refreshNonce && Boolean(refreshRequests.add(request)),
-            ...(policy && graceMs > 0 ? { params: params as unknown as Record<string, unknown>, serverContext: context } : {}),
-          });
-        },
-      });
-      addPlugin(
-        // The cache plugin is typed for Yoga's initial context; this one's extends it.
-        useResponseCache<Context>({
-          cache: {
-            // Yoga looks a key up right after building it (below), then envelop once more as the operation
-            // executes: that second lookup repeats the first (a miss) and answers nothing.
-            get(key) {
-              const state = lookingUp;
-              lookingUp = null;
-              if (!state || state.key !== key || state.refresh) return undefined;
-              const found = store.get(key);
-              return found instanceof Promise ? found.then((result) => served(state, result)) : served(state, found);
-            },
-            set: (key, result, entities, ttl) => {
-              refreshing.delete(key);
-              return answered.set(key, result, entities, ttl);
-            },
-            invalidate: (entities) => store.invalidate(entities),
-          },
-          // Before the document is read the plugin would answer `If-None-Match` by looking the tag up as a
-          // cache key (any cached key, any caller's, for any query): never. Conditional requests are
-          // answered against this request's own answer (wire-encoding.ts).
-          enabled: (request) => (request ? states.get(request)?.policy != null : false),
-          session: (request) => {
-            const owner = states.get(request)?.owner;
-            return owner && owner !== PUBLIC_OWNER ? owner : null;
-          },
-          buildResponseCacheKey: ({ documentString, operationName, variableValues, request }) => {
-            const state = states.get(request);
-            const known = policies.get(documentString);
-            const documentHash = known ? (known.documentHash ??= sha256(documentString)) : sha256(documentString);
-            const key = `${state?.owner ?? PUBLIC_OWNER}.${sha256(`${documentHash}|${operationName ?? ''}|${JSON.stringify(variableValues ?? {})}`)}`;
-            if (state?.policy) lookingUp = Object.assign(state, { key });
-            return key;
-          },
-          onTtl: ({ ttl, context }) => Math.min(ttl, states.get((context as Context).request)?.policy?.ttlMs ?? 0),
-          // A private type in a result cached for no one is skipped: a second guard behind the document's policy.
-          scopePerSchemaCoordinate: privateTypes,
-          // A caller's mutation drops that caller's results (below); entities are not tracked.
-          invalidateViaMutation: false,
-          idFields: [],
-          includeExtensionMetadata: false,
-        }) as Plugin<Context>,
-      );
+    onParams({ params, request, context, setResult }) {
+      const query = params.query;
+      const cacheControl = readCacheControl(request.headers.get('cache-control'));
+      const bypass = cacheControl.noCache || cacheControl.noStore || (options.ownAnswer?.(request) ?? false);
+      let policy = query && !bypass ? policyOf(query) : null;
+      // Cached results are at most `ttlMs` old: only a shorter bound could be missed by one.
+      if (policy && cacheControl.maxAgeMs !== null && cacheControl.maxAgeMs < policy.ttlMs) policy = null;
+      const credentials = policy?.scope === 'PRIVATE' ? readCredentials(request.headers).subscriber : null;
+      const owner = credentials ? subscriberKey(credentials) : PUBLIC_OWNER;
+      const state: RequestState = {
+        policy,
+        owner,
+        maxAgeMs: cacheControl.maxAgeMs,
+        refresh: policy !== null && request.headers.get(REFRESH_HEADER) === refreshNonce && Boolean(refreshRequests.add(request)),
+        ...(policy && graceMs > 0 ? { params: params as unknown as Record<string, unknown>, serverContext: context } : {}),
+      };
+      states.set(request, state);
+      if (!policy || !query) return;
+      state.key = keyOf(owner, query, params.operationName, params.variables);
+      // A refresh executes and stores; it never reads.
+      if (state.refresh) return;
+      const found = store.get(state.key);
+      const answer = (held: ExecutionResult | null | undefined) => {
+        const hit = served(state, held);
+        if (!hit) return;
+        state.hit = true;
+        setResult({ ...hit, [SERVED_FROM_CACHE]: true } as ExecutionResult);
+      };
+      if (found instanceof Promise) return found.then(answer);
+      answer(found);
     },
     onExecute({ args }) {
+      const context = args.contextValue as Partial<Context>;
+      const state = context.request ? states.get(context.request) : undefined;
+      if (state?.policy && state.key) {
+        const { key, policy } = state;
+        return { onExecuteDone: ({ result }) => storeResult(key, result, policy.ttlMs) };
+      }
       const operation = getOperationAST(args.document as DocumentNode, args.operationName as string | null | undefined);
-      const credentials = (args.contextValue as Partial<Context>).credentials?.subscriber;
+      const credentials = context.credentials?.subscriber;
       if (operation?.operation !== OperationTypeNode.MUTATION || !credentials) return;
       return { onExecuteDone: () => store.invalidateOwner(subscriberKey(credentials)) };
-    },
-    onResultProcess({ request, result }) {
-      const state = states.get(request);
-      if (state && servedFromCache(result)) state.hit = true;
     },
     onResponse({ request, response }) {
       const state = states.get(request);
@@ -299,9 +294,9 @@ export function isCacheRefresh(request: Request): boolean {
   return refreshRequests.has(request);
 }
 
-/** Whether Yoga's response cache served this result (it marks what it serves). */
+/** Whether the response cache served this result (it marks what it serves). */
 export function servedFromCache(result: unknown): boolean {
-  return typeof result === 'object' && result !== null && (result as Record<symbol, unknown>)[Symbol.for('servedFromResponseCache')] === true;
+  return typeof result === 'object' && result !== null && (result as Record<symbol, unknown>)[SERVED_FROM_CACHE] === true;
 }
 
 function sha256(text: string): string {
