@@ -22,6 +22,8 @@ const name = (process.argv[2] ?? 'markets') as ScreenName;
 const requests = Number(process.argv[3] ?? 1000);
 const cache = (process.argv[4] ?? 'cache') !== 'nocache';
 const concurrency = 8;
+/** Signed-in callers rotated over (`PROFILE_USERS`, default 20; with SIMULATOR_SUBSCRIBERS as many): 1,000 is a screen no two concurrent requests share. */
+const USERS = Number(process.env['PROFILE_USERS'] ?? 20);
 
 const { child, urls } = await startSimulatorChild();
 const simUrl = new URL(urls.alerts).origin;
@@ -29,7 +31,7 @@ const getJson = async <T>(path: string): Promise<T> => (await (await request(`${
 const { clientKey, subscribers } = await getJson<{ clientKey: string; subscribers: { token: string }[] }>('/__sim/subscribers');
 const tokens: string[] = [];
 for (const { token } of subscribers) {
-  if (tokens.length === 20) break;
+  if (tokens.length === USERS) break;
   const response = await request(`${urls.alerts}/v2/auth`, { headers: { authorization: `Bearer ${token}`, 'x-service-client-key': clientKey } });
   await response.body.dump();
   if (response.statusCode === 200) tokens.push(token);

@@ -85,6 +85,35 @@ function verified(text: string): string | null {
   return null;
 }
 
+/**
+ * A connection edge whose cursor is encoded (a MAC) only when read: a screen that selects no `cursor`
+ * pays for none, one that does pays once per edge.
+ */
+export class LazyEdge<T, P> {
+  #cursor: string | undefined;
+  constructor(
+    readonly node: T,
+    private readonly payload: P,
+  ) {}
+  get cursor(): string {
+    return (this.#cursor ??= encodeCursor(this.payload));
+  }
+}
+
+/** Relay page information whose start and end cursors are those of its first and last edges, read when asked for. */
+export function lazyPageInfo(edges: readonly { cursor: string }[], hasNextPage: boolean, hasPreviousPage: boolean): PageInfo {
+  return {
+    hasNextPage,
+    hasPreviousPage,
+    get startCursor() {
+      return edges[0]?.cursor ?? null;
+    },
+    get endCursor() {
+      return edges.at(-1)?.cursor ?? null;
+    },
+  };
+}
+
 export function encodeCursor<T>(payload: T): string {
   const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
   return `${body}.${mac(keys.current, body).toString('base64url')}`;

@@ -1,7 +1,7 @@
 import { badUserInput } from '../../errors.js';
 import type { Market } from '../../models/index.js';
 import { builder } from '../builder.js';
-import { decodeCursor, encodeCursor, fieldsOf } from '../common/cursor.js';
+import { decodeCursor, fieldsOf, LazyEdge, lazyPageInfo } from '../common/cursor.js';
 import { pageCost } from '../common/cost.js';
 import { MarketRef } from '../refs.js';
 import { filterFingerprint, MarketFilterInputRef, parseMarketFilter } from './filter.js';
@@ -95,14 +95,8 @@ builder.queryFields((t) => ({
           'after',
         );
       }
-      const cursorOf = (market: Market): string => encodeCursor<MarketCursor>({ k: 'markets', f: fingerprint, m: market.marketId });
-      const edges = page.markets.map((node) => ({ cursor: cursorOf(node), node }));
-      const endCursor = edges.at(-1)?.cursor ?? null;
-      return {
-        edges,
-        totalCount: page.totalCount,
-        pageInfo: { hasNextPage: page.hasNextPage, hasPreviousPage: page.hasPreviousPage, startCursor: edges[0]?.cursor ?? null, endCursor },
-      };
+      const edges = page.markets.map((node) => new LazyEdge<Market, MarketCursor>(node, { k: 'markets', f: fingerprint, m: node.marketId }));
+      return { edges, totalCount: page.totalCount, pageInfo: lazyPageInfo(edges, page.hasNextPage, page.hasPreviousPage) };
     },
   }),
 }));

@@ -1,5 +1,5 @@
 import { badUserInput } from '../../errors.js';
-import { decodeCursor, encodeCursor, fieldsOf, isCount, type PageInfo } from '../common/cursor.js';
+import { decodeCursor, encodeCursor, fieldsOf, isCount, LazyEdge, lazyPageInfo, type PageInfo } from '../common/cursor.js';
 
 export interface PageArgs {
   first?: number | null | undefined;
@@ -61,16 +61,7 @@ export function validatePage(args: PageArgs, options: PageOptions) {
     if (first !== null) end = Math.min(end, start + first);
     if (last !== null) start = Math.max(start, end - last);
     if (first === null && last === null) end = Math.min(end, start + options.defaultSize);
-    const edges = items.slice(start, end).map((node, i) => ({ cursor: offsetCursor(start + i), node }));
-    return {
-      edges,
-      pageInfo: {
-        hasNextPage: end < total,
-        hasPreviousPage: start > 0,
-        startCursor: edges[0]?.cursor ?? null,
-        endCursor: edges.at(-1)?.cursor ?? null,
-      },
-      totalCount: total,
-    };
+    const edges = items.slice(start, end).map((node, i) => new LazyEdge<T, OffsetCursor>(node, { offset: start + i }));
+    return { edges, pageInfo: lazyPageInfo(edges, end < total, start > 0), totalCount: total };
   };
 }
