@@ -170,5 +170,9 @@ describe('Node versions', () => {
     expect(dockerfile.match(/^FROM \S+/gm)).toEqual([`FROM node:${pinned}-bookworm-slim`, `FROM node:${pinned}-bookworm-slim`]);
     expect(readFileSync(join(root, '.ci/run'), 'utf8')).toContain('.nvmrc');
     expect(readFileSync(join(root, 'README.md'), 'utf8')).toContain(`Node ${pinned}`);
+    // The committed figures were measured on it: every run recorded in bench/RESULTS.md names this Node.
+    const measuredOn = [...readFileSync(join(root, 'bench/RESULTS.md'), 'utf8').matchAll(/Node v(\d+\.\d+\.\d+)/g)].map((m) => m[1]);
+    expect(measuredOn.length).toBeGreaterThan(0);
+    expect(new Set(measuredOn)).toEqual(new Set([pinned]));
   });
 });
