@@ -27,7 +27,50 @@ export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown
 
 /** The handler as Node's `request` listener, which returns nothing: its promise, if any, is the handler's own business. */
 export function nodeListener(handler: NodeHandler): RequestListener {
-  return (req, res) => void handler(req, res);
+  return (req, res) => {
+    if (!smallPost(req)) return void handler(req, res);
+    // A small JSON POST (every GraphQL request of a real client) is read here, whole, parsed, and handed
+    // over as `req.body`: Yoga's server adapter (whatwg-node) then answers `request.json()` with it, and
+    // the request has no body stream for Yoga's size limit to pipe through a TransformStream (a stream
+    // pipeline, an AbortController and a DOMException per request: most of a cached hit's cost besides
+    // the socket). Its declared length is still checked against the limit. Any other small body (not
+    // JSON, or not an object) is handed over as its bytes and read by Yoga as before. The server's
+    // requestTimeout bounds a slow body; a body that does not arrive whole never reaches the handler.
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.length;
+    });
+    req.once('end', () => {
+      const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+      (req as IncomingMessage & { body?: unknown }).body = /\bjson\b/i.test(req.headers['content-type'] ?? '') ? (parsedObject(bytes) ?? bytes) : bytes;
+      void handler(req, res);
+    });
+    req.once('error', () => res.destroy());
+  };
+}
+
+const GRAPHQL_PATH = '/graphql';
+
+/** The JSON object (or array) a body holds, or null: whatwg-node uses a parsed body only when it has keys. */
+function parsedObject(bytes: Buffer): object | null {
+  try {
+    const parsed: unknown = JSON.parse(bytes.toString('utf8'));
+    return typeof parsed === 'object' && parsed !== null && Object.keys(parsed).length > 0 ? parsed : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Bodies read whole before the handler runs: GraphQL requests are a few kilobytes; anything larger streams. */
+const SMALL_BODY_BYTES = 64 * 1024;
+
+/** A POST to the GraphQL endpoint with a declared body of at most SMALL_BODY_BYTES (the webhook reads its own, in turn). */
+function smallPost(req: IncomingMessage): boolean {
+  if (req.method !== 'POST' || !(req.url === GRAPHQL_PATH || req.url?.startsWith(`${GRAPHQL_PATH}?`))) return false;
+  const length = Number(req.headers['content-length']);
+  return length > 0 && length <= SMALL_BODY_BYTES;
 }
 
 /** `http.createServer` with the gateway's timeouts. Responses are not limited: event streams stay open. */

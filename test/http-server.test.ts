@@ -56,5 +56,44 @@ describe('the HTTP server', () => {
       const response = await fetch(`http://127.0.0.1:${port}/health`);
       expect(response.status).toBe(200);
     });
+
+    /** A POST to /graphql on a raw socket; the status line and body of the answer. */
+    async function post(headers: string, body: string): Promise<{ status: string; body: string }> {
+      const socket = connect(port, '127.0.0.1');
+      await once(socket, 'connect');
+      socket.end(`POST /graphql HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAccept: application/json\r\n${headers}\r\n${body}`);
+      let received = '';
+      socket.on('data', (chunk: Buffer) => (received += chunk.toString('utf8')));
+      await once(socket, 'close');
+      const status = received.slice(0, received.indexOf('\r\n'));
+      const rest = received.slice(received.indexOf('\r\n\r\n') + 4);
+      return { status, body: rest.includes('{') ? rest.slice(rest.indexOf('{'), rest.lastIndexOf('}') + 1) : rest };
+    }
+
+    // Small JSON bodies are read whole and parsed before Yoga (http-server.ts); every other body streams to it.
+    it('answers a small JSON body, read whole, as Yoga would', async () => {
+      const body = JSON.stringify({ query: '{ __typename }' });
+      const answer = await post(`Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`, body);
+      expect(answer.status).toBe('HTTP/1.1 200 OK');
+      expect(JSON.parse(answer.body)).toEqual({ data: { __typename: 'Query' } });
+    });
+
+    it('answers a chunked body (no Content-Length) and a body of another type as before', async () => {
+      const body = JSON.stringify({ query: '{ __typename }' });
+      const chunked = await post('Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n', `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`);
+      expect(chunked.status).toBe('HTTP/1.1 200 OK');
+      expect(JSON.parse(chunked.body)).toEqual({ data: { __typename: 'Query' } });
+      const raw = '{ __typename }';
+      const graphql = await post(`Content-Type: application/graphql\r\nContent-Length: ${raw.length}\r\n`, raw);
+      expect(graphql.status).toMatch(/^HTTP\/1\.1 (200|415)/);
+    });
+
+    it('refuses invalid JSON and a JSON body that is not an object with 400, as Yoga does', async () => {
+      for (const body of ['{"query":', '42']) {
+        const answer = await post(`Content-Type: application/json\r\nContent-Length: ${body.length}\r\n`, body);
+        expect(answer.status, body).toMatch(/^HTTP\/1\.1 400/);
+        expect(JSON.parse(answer.body).errors.length, body).toBeGreaterThan(0);
+      }
+    });
   });
 });
