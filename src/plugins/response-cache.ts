@@ -1,4 +1,3 @@
-import type { Cache } from '@graphql-yoga/plugin-response-cache';
 import { getOperationAST, OperationTypeNode, parse, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
@@ -28,8 +27,6 @@ export interface ResponseCacheOptions {
   graceMs?: number;
   /** Runs a refresh request through the gateway (its answer is stored, not read); required for a grace period. */
   refresh?: (request: Request, serverContext: unknown) => Promise<Response> | Response;
-  /** The clock (tests). */
-  now?: () => number;
 }
 
 /** What the cache decided for one HTTP request, read by every later hook. */
@@ -121,8 +118,6 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
   };
 
   const graceMs = options.refresh ? (options.graceMs ?? 0) : 0;
-  const now = options.now ?? Date.now;
-  const answered = answeredOnce(store);
   // Keys being refreshed: one background execution each, whatever the number of stale answers meanwhile.
   const refreshing = new Set<string>();
   // Marks the gateway's own refresh requests; unguessable, and new in every process.
@@ -132,13 +127,15 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
   const served = (state: RequestState, result: ExecutionResult | null | undefined) => {
     if (!result) return undefined;
     const freshness = heldFreshness(result);
-    const ageMs = freshness ? Math.max(0, now() - freshness.storedAt) : 0;
+    const ageMs = freshness ? Math.max(0, Date.now() - freshness.storedAt) : 0;
     if (freshness && ageMs > freshness.ttlMs) {
       if (ageMs > freshness.ttlMs + graceMs || (state.maxAgeMs !== null && ageMs > state.maxAgeMs)) return undefined;
       state.stale = true;
     }
     state.ageMs = ageMs;
-    return answered.get(result);
+    const body = resultBody(result);
+    // Every hit of one held entry shares its ETag and compressed bytes (made on its first hit).
+    return { ...result, stringify: () => body, [WIRE_FORMS]: wireFormsOf(result) } as ExecutionResult;
   };
 
   /** `<owner>.<hash>`: the document's hash (kept beside its policy), the operation name and the variables. */
@@ -162,9 +159,11 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
     // answer (wire-encoding.ts replaces it with a hash of the bytes), Last-Modified dates it.
     const extensions = ((executed as { extensions?: Record<string, unknown> }).extensions ??= {});
     const http = (extensions['http'] ??= {}) as { headers?: Record<string, string> };
-    http.headers = { ...http.headers, ETag: key, 'Last-Modified': new Date(now()).toUTCString() };
+    http.headers = { ...http.headers, ETag: key, 'Last-Modified': new Date().toUTCString() };
+    // This miss is answered from the same string the store keeps (not enumerable: the result is not changed).
+    Object.defineProperty(executed, 'stringify', { value: () => resultBody(executed), enumerable: false, configurable: true });
     refreshing.delete(key);
-    void answered.set(key, executed, [], ttlMs);
+    void store.set(key, executed, ttlMs);
   };
 
   const refreshInBackground = (request: Request, state: RequestState) => {
@@ -207,11 +206,13 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
       if (policy && cacheControl.maxAgeMs !== null && cacheControl.maxAgeMs < policy.ttlMs) policy = null;
       const credentials = policy?.scope === 'PRIVATE' ? readCredentials(request.headers).subscriber : null;
       const owner = credentials ? subscriberKey(credentials) : PUBLIC_OWNER;
+      const refresh = policy !== null && request.headers.get(REFRESH_HEADER) === refreshNonce;
+      if (refresh) refreshRequests.add(request);
       const state: RequestState = {
         policy,
         owner,
         maxAgeMs: cacheControl.maxAgeMs,
-        refresh: policy !== null && request.headers.get(REFRESH_HEADER) === refreshNonce && Boolean(refreshRequests.add(request)),
+        refresh,
         ...(policy && graceMs > 0 ? { params: params as unknown as Record<string, unknown>, serverContext: context } : {}),
       };
       states.set(request, state);
@@ -255,27 +256,6 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
       response.headers.set('cache-control', `${state.policy.scope === 'PUBLIC' ? 'public' : 'private'}, max-age=${maxAge}`);
       if (state.hit) response.headers.set('age', String(age));
       if (state.stale) refreshInBackground(request, state);
-    },
-  };
-}
-
-/**
- * The store, with each result it holds serialized once rather than on every answer: Yoga answers
- * with a result's own `stringify` when it has one. A result just executed and stored is answered
- * from the same string its size was measured with; a cached one from the string of its first answer.
- * (Redis hands out a new object per read: serialized once per read, as before.)
- */
-function answeredOnce(store: ResponseCacheStore) {
-  return {
-    get(result: ExecutionResult): ExecutionResult {
-      const body = resultBody(result);
-      // Every hit of one held entry shares its ETag and compressed bytes (made on its first hit).
-      return { ...result, stringify: () => body, [WIRE_FORMS]: wireFormsOf(result) } as ExecutionResult;
-    },
-    set(key: string, result: ExecutionResult, entities: Parameters<Cache['set']>[2], ttl: number) {
-      // Not enumerable: the stored result is not changed, only answered from the string measured.
-      Object.defineProperty(result, 'stringify', { value: () => resultBody(result), enumerable: false, configurable: true });
-      return store.set(key, result, entities, ttl);
     },
   };
 }

@@ -1,4 +1,3 @@
-import type { Cache } from '@graphql-yoga/plugin-response-cache';
 import type { ExecutionResult } from 'graphql';
 import { BrokenCircuitError, circuitBreaker, ConsecutiveBreaker, handleAll } from 'cockatiel';
 import type { Redis } from 'ioredis';
@@ -13,7 +12,11 @@ import type { Logger } from '../logger.js';
  *
  * The store fails open: a Redis error is logged and reads as a miss, it never fails a query.
  */
-export interface ResponseCacheStore extends Cache {
+export interface ResponseCacheStore {
+  /** The result held under `key` in its held form (`heldResult`), or undefined. */
+  get(key: string): ExecutionResult | undefined | Promise<ExecutionResult | undefined>;
+  /** Holds `result` for `ttlMs`, and for the grace period after it. Never rejects: the cache does not wait for a write. */
+  set(key: string, result: ExecutionResult, ttlMs: number): void | Promise<void>;
   /** Drops every result cached for this owner (the credentials hash of `ownerOf(key)`). */
   invalidateOwner(owner: string): Promise<void>;
 }
@@ -51,14 +54,28 @@ export function resultBody(result: ExecutionResult): string {
 }
 
 /**
- * What the in-process store holds of a result: its answer's JSON and the HTTP metadata Yoga reads
- * (`extensions.http`: `ETag`, `Last-Modified`), not the executed object graph, which takes several
- * times the heap of its JSON and is never read again (a hit is answered from the string).
+ * What a store keeps of a result, in process and in Redis alike: the JSON it is answered with, the HTTP
+ * metadata Yoga sends as headers (`extensions.http`: `ETag`, `Last-Modified`), and when it was stored
+ * for how long. Not the executed object graph: it takes several times the heap of its JSON, and a hit
+ * is answered from the string (a Redis read parses no result, and serializes none again).
  */
-function heldForm(result: ExecutionResult): ExecutionResult {
+interface Stored {
+  body: string;
+  http?: unknown;
+  storedAt: number;
+  ttlMs: number;
+}
+
+function storedForm(result: ExecutionResult, ttlMs: number): Stored {
   const http = (result.extensions as { http?: unknown } | undefined)?.http;
-  const held: ExecutionResult = http === undefined ? {} : { extensions: { http } };
-  bodies.set(held, resultBody(result));
+  return { body: resultBody(result), ...(http === undefined ? {} : { http }), storedAt: Date.now(), ttlMs };
+}
+
+/** The result a store hands out: only the HTTP metadata, its answer's JSON and its freshness kept beside it. */
+function heldResult(stored: Stored): ExecutionResult {
+  const held: ExecutionResult = stored.http === undefined ? {} : { extensions: { http: stored.http } };
+  bodies.set(held, stored.body);
+  freshnessOf.set(held, { storedAt: stored.storedAt, ttlMs: stored.ttlMs });
   return held;
 }
 
@@ -78,22 +95,19 @@ export interface ResponseCacheStoreOptions {
   ownerIndexTtlMs: number;
   /** How long past its TTL a result is still held, to be served stale while it is refreshed. Default 0. */
   graceMs?: number;
-  /** The clock (tests). */
-  now?: () => number;
 }
 
 export function createResponseCacheStore(options: ResponseCacheStoreOptions): ResponseCacheStore {
   return options.redis ? redisStore(options.redis, options) : memoryStore(options);
 }
 
-function memoryStore({ maxBytes, graceMs = 0, now = Date.now }: ResponseCacheStoreOptions): ResponseCacheStore {
+function memoryStore({ maxBytes, graceMs = 0 }: ResponseCacheStoreOptions): ResponseCacheStore {
   const byOwner = new Map<string, Set<string>>();
   const results = new LRUCache<string, ExecutionResult>({
     maxSize: maxBytes,
     // The JSON a result is answered as: what it costs to hold, near enough, and serialized once.
     sizeCalculation: (result) => Math.max(1, resultBody(result).length),
     ttlAutopurge: false,
-    perf: { now },
     dispose: (_result, key) => {
       const owner = ownerOf(key);
       const keys = byOwner.get(owner);
@@ -104,19 +118,14 @@ function memoryStore({ maxBytes, graceMs = 0, now = Date.now }: ResponseCacheSto
 
   return {
     get: (key) => results.get(key),
-    set(key, executed, _entities, ttl) {
-      const result = heldForm(executed);
+    set(key, result, ttlMs) {
       // A result larger than the whole bound is refused by the LRU; nothing to index then.
-      freshnessOf.set(result, { storedAt: now(), ttlMs: ttl });
-      results.set(key, result, { ttl: ttl + graceMs });
+      results.set(key, heldResult(storedForm(result, ttlMs)), { ttl: ttlMs + graceMs });
       const owner = ownerOf(key);
       if (owner === PUBLIC_OWNER || !results.has(key)) return;
       let keys = byOwner.get(owner);
       if (!keys) byOwner.set(owner, (keys = new Set()));
       keys.add(key);
-    },
-    invalidate() {
-      // Entity invalidation is not used: a caller's mutation drops that caller's results (invalidateOwner).
     },
     invalidateOwner(owner) {
       for (const key of [...(byOwner.get(owner) ?? [])]) results.delete(key);
@@ -127,7 +136,7 @@ function memoryStore({ maxBytes, graceMs = 0, now = Date.now }: ResponseCacheSto
 
 /**
  * Keys are prefixed so the cache shares a Redis with other stores; an owner's keys are listed in a set that expires.
- * `rc2`: a value holds its result with when it was stored and its TTL (`rc` held the bare result): replicas of
+ * `rc2`: a value is the stored form (the answer's JSON, its HTTP metadata, when it was stored and its TTL; `rc` held the bare result): replicas of
  * the two formats never read each other's values during a rolling update.
  */
 const PREFIX = 'gateway:rc2:';
@@ -137,7 +146,7 @@ const REDIS_BREAKER_FAILURES = 3;
 const REDIS_BREAKER_HALF_OPEN_MS = 5_000;
 
 function redisStore(redis: Redis, options: ResponseCacheStoreOptions): ResponseCacheStore {
-  const { logger, ownerIndexTtlMs, graceMs = 0, now = Date.now } = options;
+  const { logger, ownerIndexTtlMs, graceMs = 0 } = options;
   // While Redis fails (away, or answering nothing until each command's timeout), reads and writes
   // skip it at once: a miss, not a wait. It is asked again after the half-open delay.
   const breaker = circuitBreaker(handleAll, { halfOpenAfter: REDIS_BREAKER_HALF_OPEN_MS, breaker: new ConsecutiveBreaker(REDIS_BREAKER_FAILURES) });
@@ -151,22 +160,20 @@ function redisStore(redis: Redis, options: ResponseCacheStoreOptions): ResponseC
     get: (key) =>
       breaker.execute(() => redis.get(PREFIX + key)).then((json) => {
         if (json === null) return undefined;
-        const held = JSON.parse(json) as { storedAt: number; ttlMs: number; result: ExecutionResult };
-        freshnessOf.set(held.result, { storedAt: held.storedAt, ttlMs: held.ttlMs });
-        return held.result;
+        const stored = JSON.parse(json) as Partial<Stored>;
+        // Only values of this format (the prefix names it) are answered; anything else is a miss.
+        if (typeof stored.body !== 'string' || typeof stored.storedAt !== 'number' || typeof stored.ttlMs !== 'number') return undefined;
+        return heldResult(stored as Stored);
       }, failed('GET')),
-    set(key, result, _entities, ttl) {
-      const json = JSON.stringify({ storedAt: now(), ttlMs: ttl, result });
+    set(key, result, ttlMs) {
+      const json = JSON.stringify(storedForm(result, ttlMs));
       const owner = ownerOf(key);
       const multi = redis.multi();
-      if (Number.isFinite(ttl)) multi.set(PREFIX + key, json, 'PX', Math.max(1, Math.round(ttl + graceMs)));
+      if (Number.isFinite(ttlMs)) multi.set(PREFIX + key, json, 'PX', Math.max(1, Math.round(ttlMs + graceMs)));
       else multi.set(PREFIX + key, json);
       if (owner !== PUBLIC_OWNER) multi.sadd(ownerIndex(owner), key).pexpire(ownerIndex(owner), ownerIndexTtlMs);
       // The plugin does not wait for a write: it must never reject.
       return breaker.execute(() => multi.exec()).then(() => undefined, failed('SET'));
-    },
-    invalidate() {
-      // See the in-process store.
     },
     async invalidateOwner(owner) {
       const index = ownerIndex(owner);

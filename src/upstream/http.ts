@@ -178,7 +178,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       // The call itself answers to no one caller: its own timeout, and the abort of its last waiter.
       const own = { ...opts, scope: { signal: controller.signal } } as GetOptions;
       const run = () => execute<T>('GET', p, own, state);
-      const entry: SharedCall = { answer: breaker ? breaker.run(run) : run(), state, controller, waiters: 0 };
+      // Inside the breaker once, however many wait on it.
+      const entry: SharedCall = { answer: guarded(run), state, controller, waiters: 0 };
       const forget = () => {
         if (shared.get(key) === entry) shared.delete(key);
       };
@@ -188,30 +189,32 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     return { state: call.state, answer: waitFor(call, opts.scope) as Promise<T> };
   }
 
+  /** Runs inside the breaker, when there is one. */
+  const guarded = <T>(run: () => Promise<T>): Promise<T> => (breaker ? breaker.run(run) : run());
+
+  /**
+   * The call's answer and what it looked like: a GET joins the identical one in flight (or starts it),
+   * except one whose body size is reported to its caller (a listing's bytes); anything else is its own.
+   */
+  function dispatch<T>(method: 'GET' | 'POST', p: string, opts: GetOptions & PostOptions): { state: CallState; answer: Promise<T> } {
+    if (method === 'GET' && options.shareGets !== false && !opts.onBytes) return sharedGet<T>(sharedKey(p, opts), p, opts);
+    const state: CallState = { attempts: 0, status: undefined };
+    return { state, answer: guarded(() => execute<T>(method, p, opts, state)) };
+  }
+
   async function call<T>(method: 'GET' | 'POST', p: string, opts: GetOptions & PostOptions): Promise<T> {
     // No time left: no call (and none counted) that could only be cut short at once.
     if (opts.scope?.deadline && opts.scope.deadline.remainingMs() <= 0) throw deadlineExceeded(service);
     opts.scope?.budget?.spend(service);
     const started = performance.now();
     const route = opts.route ?? `${method} ${p}`;
-    let state: CallState = { attempts: 0, status: undefined };
-    let run = () => execute<T>(method, p, opts, state);
-    // A GET whose body size is reported to its caller (a listing's bytes) is its caller's own. A shared
-    // call runs inside the breaker once, however many wait on it.
-    const sharing = method === 'GET' && options.shareGets !== false && !opts.onBytes;
-    if (sharing) {
-      run = () => {
-        const joined = sharedGet<T>(sharedKey(p, opts), p, opts);
-        state = joined.state;
-        return joined.answer;
-      };
-    }
+    const { state, answer } = dispatch<T>(method, p, opts);
     const report = (info: RequestInfo) => {
       onRequest?.(info);
       opts.scope?.ledger?.call(info);
     };
     try {
-      const result = breaker && !sharing ? await breaker.run(run) : await run();
+      const result = await answer;
       report({ service, method, route, status: state.status, durationMs: performance.now() - started, attempts: state.attempts });
       return result;
     } catch (error) {

@@ -28,15 +28,11 @@ async function executions(gateway: TestGateway): Promise<{ ran: number; shared: 
   return { ran: read('false'), shared: read('true') };
 }
 
-function walletAddress(gateway: TestGateway): string {
-  return gateway.sim.alerts.demo.walletAddress;
-}
-
 for (const responseCache of [true, false]) {
   describe(`50 concurrent identical operations, response cache ${responseCache ? 'on' : 'off'}`, () => {
     it('make the upstream calls of one and answer all 50 alike', async () => {
       gw = await startTestGateway({ sim, config: { responseCache } });
-      const address = walletAddress(gw);
+      const address = gw.sim.alerts.demo.walletAddress;
       // Slow enough upstream that all 50 arrive while the first is still executing.
       sim.controls.setLatency({ service: 'markets' }, { fixedMs: 150 });
 

@@ -15,26 +15,26 @@ describe('the in-process response cache store', () => {
 
   it('is bounded by the bytes of the JSON it holds, dropping the least recently used', async () => {
     const cache = store();
-    await cache.set('public.a', result(400), [], 60_000);
-    await cache.set('public.b', result(400), [], 60_000);
+    await cache.set('public.a', result(400), 60_000);
+    await cache.set('public.b', result(400), 60_000);
     expect(answered(await cache.get('public.a'))).toBe(JSON.stringify(result(400)));
-    await cache.set('public.c', result(400), [], 60_000);
+    await cache.set('public.c', result(400), 60_000);
     expect(await cache.get('public.b')).toBeUndefined();
     expect(await cache.get('public.a')).toBeDefined();
     expect(await cache.get('public.c')).toBeDefined();
 
     // Larger than the whole bound: not kept.
-    await cache.set('public.big', result(2000), [], 60_000);
+    await cache.set('public.big', result(2000), 60_000);
     expect(await cache.get('public.big')).toBeUndefined();
     expect(await cache.get('public.a')).toBeDefined();
   });
 
   it('drops one owner’s results and no one else’s', async () => {
     const cache = store();
-    await cache.set('me.q1', result(50), [], 60_000);
-    await cache.set('me.q2', result(50), [], 60_000);
-    await cache.set('you.q1', result(50), [], 60_000);
-    await cache.set('public.q1', result(50), [], 60_000);
+    await cache.set('me.q1', result(50), 60_000);
+    await cache.set('me.q2', result(50), 60_000);
+    await cache.set('you.q1', result(50), 60_000);
+    await cache.set('public.q1', result(50), 60_000);
     await cache.invalidateOwner('me');
     expect(await cache.get('me.q1')).toBeUndefined();
     expect(await cache.get('me.q2')).toBeUndefined();
@@ -45,7 +45,7 @@ describe('the in-process response cache store', () => {
   it('holds the answer and its HTTP metadata, not the executed object graph', async () => {
     const cache = store();
     const executed = { data: { a: [1, 2, 3] }, extensions: { http: { headers: { ETag: 'k' } } } };
-    await cache.set('public.k', executed, [], 60_000);
+    await cache.set('public.k', executed, 60_000);
     const held = (await cache.get('public.k')) as ExecutionResult;
     expect(held).not.toBe(executed);
     expect(held.data).toBeUndefined();
