@@ -135,12 +135,24 @@ export function createApp(options: AppOptions): App {
         registry: services.registry,
         // Operation names and paths are chosen by callers: as labels they would grow without bound.
         labels: { operationName: false, path: false },
+        // The plugin turns every metric on unless told otherwise; each costs work on every request. Kept: the
+        // HTTP and operation durations (their counts are the request counts), execution time and errors.
+        // Off: the request-time Summary (a t-digest per observation, the same figure as the duration
+        // histogram), the request counter (the histogram's _count), and the parse, validate and context
+        // phases (cached or trivial here, a histogram observation each).
         metrics: {
           graphql_yoga_http_duration: true,
           graphql_envelop_request_duration: true,
           graphql_envelop_phase_execute: true,
           graphql_envelop_error_result: true,
           graphql_envelop_deprecated_field: deprecatedFieldCounter(services.registry),
+          graphql_envelop_request: false,
+          graphql_envelop_request_time_summary: false,
+          graphql_envelop_phase_parse: false,
+          graphql_envelop_phase_validate: false,
+          graphql_envelop_phase_context: false,
+          graphql_envelop_phase_subscribe: false,
+          graphql_envelop_schema_change: false,
         },
       }),
       useQueryCost({ maxCost: config.maxQueryCost }),

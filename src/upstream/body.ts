@@ -73,7 +73,7 @@ export class InFlightBytes {
   }
 }
 
-function tooLarge(service: ServiceName, status: number, limit: number): UpstreamError {
+export function tooLarge(service: ServiceName, status: number, limit: number): UpstreamError {
   return new UpstreamError({
     service,
     kind: 'UNAVAILABLE',
@@ -84,7 +84,7 @@ function tooLarge(service: ServiceName, status: number, limit: number): Upstream
   });
 }
 
-function overBudget(service: ServiceName, status: number): UpstreamError {
+export function overBudget(service: ServiceName, status: number): UpstreamError {
   return new UpstreamError({
     service,
     kind: 'UNAVAILABLE',
