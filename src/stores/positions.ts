@@ -7,6 +7,7 @@
  * is served, as for the market index and the asset cache. A TTL of 0 turns sharing off (one read per
  * request, as before).
  */
+import { Gauge } from 'prom-client';
 import type { ServiceDeps } from '../deps.js';
 import { marketTokens, type Market, type Position, type TokenRef } from '../models/index.js';
 import { untilDeadline } from '../upstream/deadline.js';
@@ -51,9 +52,31 @@ export function createPositionsStore(deps: ServiceDeps, options: PositionsStoreO
   const copies = new Map<string, Copy>();
   const pending = new Map<string, Pending>();
   const embedded = new WeakMap<Market, number>();
+  new Gauge({
+    name: 'gateway_positions_wallets',
+    help: "Wallets whose positions the gateway holds to share (each dropped once past POSITIONS_SHARE_TTL_MS).",
+    registers: [deps.registry],
+    collect() {
+      this.set(copies.size);
+    },
+  });
 
   const acceptable = (fetchedAt: number, scope: CallScope | undefined) =>
     now() - fetchedAt <= ttlMs && (!scope?.freshness || scope.freshness.accepts(fetchedAt, now));
+
+  /**
+   * Drops the copies past their time to live: no request may be served them, and a wallet's positions
+   * (markets embedded) are tens of KB, so holding each wallet ever asked for until `maxWallets` pushes it
+   * out was most of the heap with many users. The map is in the order the copies were stored, oldest
+   * first, so the sweep stops at the first one still fresh.
+   */
+  function dropExpired(): void {
+    const oldest = now() - ttlMs;
+    for (const [wallet, copy] of copies) {
+      if (copy.fetchedAt >= oldest) return;
+      copies.delete(wallet);
+    }
+  }
 
   /** One read of these wallets' positions, grouped by owner in the order asked. */
   async function read(wallets: readonly string[], scope: CallScope | undefined) {
@@ -84,6 +107,7 @@ export function createPositionsStore(deps: ServiceDeps, options: PositionsStoreO
           copies.delete(wallet);
           copies.set(wallet, copy);
           if (copies.size > maxWallets) copies.delete(copies.keys().next().value!);
+          dropExpired();
         },
         () => {
           if (pending.get(wallet) === entry) pending.delete(wallet);

@@ -84,3 +84,21 @@ describe('positions shared across requests and callers (POSITIONS_SHARE_TTL_MS)'
     expect(calls()).toBe(2);
   });
 });
+
+describe('positions held in memory', () => {
+  const held = async (gw: TestGateway) => {
+    const text = await gw.services.registry.getSingleMetricAsString('gateway_positions_wallets');
+    return Number(/^gateway_positions_wallets (\d+)$/m.exec(text)?.[1]);
+  };
+
+  test('a wallet past the TTL is dropped, not held until 10,000 others push it out', async () => {
+    const { gw, clock } = await gateway();
+    const [a, b, c] = gw.sim.world.demoWallets;
+    await gw.execute(WALLET, { address: a });
+    await gw.execute(WALLET, { address: b });
+    expect(await held(gw)).toBe(2);
+    clock.advance(2001);
+    await gw.execute(WALLET, { address: c });
+    expect(await held(gw)).toBe(1);
+  });
+});
