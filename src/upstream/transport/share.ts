@@ -27,6 +27,8 @@ export function share(defaultHeaders: Record<string, string>): Layer {
 
     return function joined(call) {
       if (call.method !== 'GET' || call.onBytes) return next(call);
+      // Its caller already left: nothing to start or join.
+      if (call.endedBy) return Promise.reject(call.endedBy);
       const who = call.headers === defaultHeaders ? '' : hash('sha256', JSON.stringify(call.headers), 'base64url');
       const key = `${call.path}\n${call.route}\n${call.maxBytes}\n${who}`;
       return new Waiter(call, inFlight.get(key) ?? start(key, call)).answer;
