@@ -4,6 +4,7 @@
  */
 
 import { parseTrustedProxies, type TrustedProxies } from './client-address.js';
+import { DEFAULT_TIMEOUT_MS } from './upstream/transport/timeout.js';
 
 export interface UpstreamUrls {
   alerts: string;
@@ -163,7 +164,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     positionsBatchSize: integer(env, 'POSITIONS_BATCH_SIZE', 1, 1, 25),
     upstreamInflightMaxBytes: integer(env, 'UPSTREAM_INFLIGHT_MAX_BYTES', 64 * 1024 * 1024, 16 * 1024 * 1024, 2 ** 34),
     positionsShareTtlMs: integer(env, 'POSITIONS_SHARE_TTL_MS', 2000, 0, 60_000),
-    upstreamTimeoutMs: integer(env, 'UPSTREAM_TIMEOUT_MS', 5000, 50, 120_000),
+    upstreamTimeoutMs: integer(env, 'UPSTREAM_TIMEOUT_MS', DEFAULT_TIMEOUT_MS, 50, 120_000),
     assetsTimeoutMs: integer(env, 'ASSETS_TIMEOUT_MS', 1500, 50, 120_000),
     simulatorSeed: integer(env, 'SIMULATOR_SEED', 42, 0, 2 ** 31 - 1),
     upstreamCallBudget: integer(env, 'UPSTREAM_CALL_BUDGET', 500, 10, 100_000),

@@ -2,11 +2,11 @@ import { Agent } from 'undici';
 
 /** The one connection pool every upstream client shares. */
 export interface AgentOptions {
-  /** TCP (and TLS) connect deadline. Default 2 000 ms. */
+  /** TCP (and TLS) connect timeout. Default 2 000 ms. */
   connectTimeoutMs?: number;
-  /** Deadline for the response headers once the request is sent. Default 10 000 ms (the per-call deadline of each client is usually shorter). */
+  /** Timeout for the response headers once the request is sent. Default 10 000 ms (the per-call timeout of each client is usually shorter). */
   headersTimeoutMs?: number;
-  /** Deadline between two body chunks. Default 10 000 ms. */
+  /** Timeout between two body chunks. Default 10 000 ms. */
   bodyTimeoutMs?: number;
   /** Idle keep-alive sockets are closed after this. Default 10 000 ms. */
   keepAliveTimeoutMs?: number;

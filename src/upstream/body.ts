@@ -1,4 +1,3 @@
-import type { Dispatcher } from 'undici';
 import { UpstreamError, type ServiceName } from './errors.js';
 
 /**
@@ -6,6 +5,7 @@ import { UpstreamError, type ServiceName } from './errors.js';
  * (UPSTREAM.md's limits, with room to spare), and the bytes of every body being read at once, all
  * calls together, within a process-wide budget. Past either, the call fails at once (the body is
  * dropped unread) with an `UpstreamError` its field reports, instead of the process holding it.
+ * The reading itself is transport/send.ts's.
  */
 
 const KiB = 1024;
@@ -73,6 +73,7 @@ export class InFlightBytes {
   }
 }
 
+/** A body over its call's cap (a 2xx one; an error answer's is cut short and read as empty). */
 export function tooLarge(service: ServiceName, status: number, limit: number): UpstreamError {
   return new UpstreamError({
     service,
@@ -84,6 +85,7 @@ export function tooLarge(service: ServiceName, status: number, limit: number): U
   });
 }
 
+/** The process-wide budget is spent: says nothing of the upstream (the breaker does not count it). */
 export function overBudget(service: ServiceName, status: number): UpstreamError {
   return new UpstreamError({
     service,
@@ -92,48 +94,4 @@ export function overBudget(service: ServiceName, status: number): UpstreamError 
     code: 'EINFLIGHTBYTES',
     message: `${service} upstream: the gateway is reading as many upstream bytes as it may at once`,
   });
-}
-
-export interface BodyLimits {
-  /** This call's cap. */
-  maxBytes: number;
-  /** The process-wide budget; absent: none. */
-  inFlight?: InFlightBytes | undefined;
-}
-
-/**
- * Reads a body as UTF-8 within `limits`, then hands it to `use` while its bytes still count in the
- * budget (a parse doubles what the text holds); the budget gets them back after. A declared length
- * over the cap fails before a byte is read.
- */
-export async function withBody<T>(
-  service: ServiceName,
-  response: Dispatcher.ResponseData,
-  limits: BodyLimits,
-  use: (text: string, bytes: number) => T,
-): Promise<T> {
-  const { statusCode: status, body } = response;
-  const declared = Number(response.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limits.maxBytes) {
-    body.destroy();
-    throw tooLarge(service, status, limits.maxBytes);
-  }
-  const chunks: Buffer[] = [];
-  let taken = 0;
-  try {
-    for await (const chunk of body as AsyncIterable<Buffer>) {
-      if (taken + chunk.length > limits.maxBytes) throw tooLarge(service, status, limits.maxBytes);
-      if (limits.inFlight && !limits.inFlight.take(chunk.length)) throw overBudget(service, status);
-      taken += chunk.length;
-      chunks.push(chunk);
-    }
-    const text = Buffer.concat(chunks, taken).toString('utf8');
-    chunks.length = 0;
-    return use(text, taken);
-  } catch (error) {
-    body.destroy();
-    throw error;
-  } finally {
-    limits.inFlight?.give(taken);
-  }
 }

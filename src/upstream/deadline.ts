@@ -3,7 +3,7 @@ import { UpstreamError, type ServiceName } from './errors.js';
 /**
  * The time one operation has, from when the gateway received its request (the client's
  * `X-Request-Timeout-Ms`, capped, or the default). Every upstream call made for the operation gets at
- * most the time left (http.ts); a wait on a call shared with other requests stops at it without ending
+ * most the time left (transport/deadline.ts); a wait on a call shared with other requests stops at it without ending
  * that call (`untilDeadline`). A plain clock reading: no timer runs until something waits.
  */
 export class OperationDeadline {

@@ -1,27 +1,18 @@
 import { BrokenCircuitError } from 'cockatiel';
 import { deadlineExceeded } from './deadline.js';
 import { UpstreamError, type ServiceName } from './errors.js';
+import { CallerAborted } from './transport/cancel.js';
+import { DeadlinePassed } from './transport/deadline.js';
 
-/** Failures below HTTP (no answer, or an answer cut short), and how each becomes an `UpstreamError`. */
-
-/** The call's own deadline passed. */
-export class Deadline extends Error {
-  readonly code = 'ETIMEDOUT';
-}
-
-/** The operation the call was made for went away (its scope's signal aborted). */
-export class CallerAborted extends Error {
-  readonly code = 'ABORTED';
-}
-
-/** The operation the call was made for ran out of time (its scope's deadline passed before the call's own). */
-export class OutOfTime extends Error {
-  readonly code = 'DEADLINE';
-}
+/**
+ * Failures below HTTP (no answer, or an answer cut short), and how each becomes an `UpstreamError`.
+ * The ends a layer puts to a call are the layer's own: `CallTimedOut` (transport/timeout.ts),
+ * `DeadlinePassed` (transport/deadline.ts), `CallerAborted` (transport/cancel.ts).
+ */
 
 /** Ended by the operation (its client went away or its deadline passed), not by the upstream: says nothing of the upstream's health. */
 export function endedByCaller(error: unknown): boolean {
-  return error instanceof CallerAborted || error instanceof OutOfTime;
+  return error instanceof CallerAborted || error instanceof DeadlinePassed;
 }
 
 // Errors raised before any response header arrived, where the request surely did not reach a handler
@@ -58,7 +49,7 @@ export function toUpstreamError(service: ServiceName, error: unknown, status: nu
   if (error instanceof CallerAborted) {
     return new UpstreamError({ service, kind: 'UNAVAILABLE', code: 'ABORTED', retryable: false, ...withStatus });
   }
-  if (error instanceof OutOfTime) return deadlineExceeded(service);
+  if (error instanceof DeadlinePassed) return deadlineExceeded(service);
   if (error instanceof BrokenCircuitError) {
     return new UpstreamError({ service, kind: 'UNAVAILABLE', code: 'EOPENBREAKER', message: `${service} upstream circuit is open: failing fast` });
   }

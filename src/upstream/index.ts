@@ -5,6 +5,7 @@ import { InFlightBytes } from './body.js';
 import {
   createAgent,
   createHttpClient,
+  DEFAULT_TIMEOUT_MS,
   type AgentOptions,
   type BreakerOptions,
   type BreakerState,
@@ -23,9 +24,9 @@ export interface UpstreamConfig {
   assetsFallbackUrl?: string | null;
   /** The gateway's own `X-Service-Client-Key` for markets, positions and assets calls (never alerts). */
   serviceClientKey?: string | null;
-  /** Deadline of one upstream call, retry included. Default 5 000 ms. */
+  /** Timeout of one upstream call, retry included. Default `DEFAULT_TIMEOUT_MS` (transport/timeout.ts). */
   timeoutMs?: number;
-  /** Per-service deadlines overriding `timeoutMs`. */
+  /** Per-service timeouts overriding `timeoutMs`. */
   serviceTimeoutMs?: Partial<Record<ServiceName | 'assetsFallback', number>>;
   /** Options of the shared pool (connect, headers and body timeouts, sockets per origin). */
   agentOptions?: AgentOptions;
@@ -56,7 +57,7 @@ export interface Upstream {
 
 /** Builds every upstream client over one shared keep-alive pool. */
 export function createUpstream(config: UpstreamConfig): Upstream {
-  const timeoutMs = config.timeoutMs ?? 5_000;
+  const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const ownAgent = config.agent === undefined;
   const agent =
     config.agent ??
@@ -109,7 +110,7 @@ export function createUpstream(config: UpstreamConfig): Upstream {
   };
 }
 
-export { UpstreamError } from './http.js';
+export { DEFAULT_TIMEOUT_MS, UpstreamError } from './http.js';
 export { InFlightBytes, ROUTE_BODY_LIMITS } from './body.js';
 export type {
   AgentOptions,

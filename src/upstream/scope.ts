@@ -13,14 +13,14 @@ import type { UpstreamLedger } from './ledger.js';
 export interface CallScope {
   /**
    * Aborts the calls made for this operation alone (the client went away, or completed the operation
-   * over WebSocket). Absent: only the per-call deadline ends a call.
+   * over WebSocket). Absent: only the per-call timeout ends a call.
    */
   readonly signal?: AbortSignal;
   /** Counts every call the operation makes; past it, calls fail with `TOO_MANY_CALLS`. Absent: not counted. */
   readonly budget?: CallBudget;
   /**
    * The operation's deadline: each call gets at most the time left, and fails with `DEADLINE` when it
-   * runs out. Absent: only the per-call deadline applies.
+   * runs out. Absent: only the per-call timeout applies.
    */
   readonly deadline?: OperationDeadline;
   /** Where the operation's calls and cache uses are written down, when the client asked for them (`X-Gateway-Debug`). */

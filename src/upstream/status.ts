@@ -1,5 +1,3 @@
-import type { Dispatcher } from 'undici';
-import { ERROR_BODY_LIMIT, withBody, type BodyLimits } from './body.js';
 import { UpstreamError, badBody, type ServiceName, type UpstreamErrorKind } from './errors.js';
 import { isObject } from './read.js';
 
@@ -7,43 +5,32 @@ import { isObject } from './read.js';
 
 const MAX_MESSAGE = 300;
 
+/** Response headers as undici hands them over. */
+export type ResponseHeaders = Record<string, string | string[] | undefined>;
+
+/** The parsed JSON object of a 2xx answer's body (read whole within its cap: transport/send.ts); throws when it is none. */
+export function parseAnswer<T>(service: ServiceName, method: string, status: number, text: string): T {
+  if (text.trim() === '') {
+    // The void POSTs answer `{}`; an empty body there is harmless. A read must carry a body.
+    if (method === 'POST' || status === 204) return {} as T;
+    throw badBody(service, 'empty', status);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw badBody(service, 'not JSON', status);
+  }
+  if (!isObject(parsed)) throw badBody(service, 'not a JSON object', status);
+  return parsed as T;
+}
+
 /**
- * The parsed JSON object of a 2xx answer, its body read within `limits` (body.ts); any other answer
- * rejects with the `UpstreamError` its status means. `onBytes` learns the size of a 2xx body.
+ * The `UpstreamError` a status other than 2xx means. `text` is its body, read for the upstream's
+ * message within `ERROR_BODY_LIMIT` ('' when it was not: too large, or cut short).
  */
-export async function readResponse<T>(
-  service: ServiceName,
-  method: string,
-  response: Dispatcher.ResponseData,
-  limits: BodyLimits,
-  onBytes?: (bytes: number) => void,
-): Promise<T> {
-  const { statusCode: status } = response;
-  if (status >= 200 && status < 300) {
-    return withBody(service, response, limits, (text, bytes) => {
-      onBytes?.(bytes);
-      if (text.trim() === '') {
-        // The void POSTs answer `{}`; an empty body there is harmless. A read must carry a body.
-        if (method === 'POST' || status === 204) return {} as T;
-        throw badBody(service, 'empty', status);
-      }
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        throw badBody(service, 'not JSON', status);
-      }
-      if (!isObject(parsed)) throw badBody(service, 'not a JSON object', status);
-      return parsed as T;
-    });
-  }
-
-  if (status < 400) {
-    await response.body.dump();
-    throw new UpstreamError({ service, kind: 'UNAVAILABLE', status, retryable: false });
-  }
-
-  const text = await withBody(service, response, { maxBytes: ERROR_BODY_LIMIT, inFlight: limits.inFlight }, (t) => t).catch(() => '');
+export function statusFailure(service: ServiceName, status: number, text: string, headers: ResponseHeaders): UpstreamError {
+  if (status < 400) return new UpstreamError({ service, kind: 'UNAVAILABLE', status, retryable: false });
   const payload = parseJsonObject(text);
   switch (status) {
     case 400:
@@ -61,14 +48,14 @@ export async function readResponse<T>(
     case 422:
       return fail({ kind: 'UNPROCESSABLE', upstreamMessage: describe(payload?.['message']) });
     case 429:
-      return fail({ kind: 'RATE_LIMITED', retryAfterSeconds: retryAfter(response.headers['retry-after']) });
+      return fail({ kind: 'RATE_LIMITED', retryAfterSeconds: retryAfter(headers['retry-after']) });
     default:
       if (status >= 500) return fail({ kind: 'UNAVAILABLE' });
       return fail({ kind: 'BAD_REQUEST', upstreamMessage: describe(payload?.['error'] ?? payload?.['message']) });
   }
 
-  function fail(init: { kind: UpstreamErrorKind; upstreamMessage?: string | undefined; retryAfterSeconds?: number | undefined }): never {
-    throw new UpstreamError({
+  function fail(init: { kind: UpstreamErrorKind; upstreamMessage?: string | undefined; retryAfterSeconds?: number | undefined }): UpstreamError {
+    return new UpstreamError({
       service,
       status,
       kind: init.kind,

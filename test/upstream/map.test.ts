@@ -6,7 +6,8 @@ import { walletTotalValueUsd, walletValueHistory, type Position } from '../../sr
 import { mapApps, mapChannelListing, mapInbox, toSendBody } from '../../src/upstream/alerts/map.js';
 import { assetIdForSolana, isValidAssetId } from '../../src/upstream/assets/ids.js';
 import { mapAsset, mapSearch } from '../../src/upstream/assets/map.js';
-import { mapMarket, mapMarketHistory, mapMarkets, mapPositionHistory, mapPositions } from '../../src/upstream/markets/map.js';
+import { mapMarket, mapMarketHistory, mapMarkets } from '../../src/upstream/markets/map-market.js';
+import { mapPositionHistory, mapPositions } from '../../src/upstream/markets/map-position.js';
 import { fixture } from './helpers.js';
 
 const SOL = 'So11111111111111111111111111111111111111112';

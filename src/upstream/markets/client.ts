@@ -6,7 +6,8 @@ import type { HttpClient } from '../http.js';
 import { distinctBy, isObject, isoTime } from '../read.js';
 import { MARKET_HISTORY_RESOLUTIONS, POSITION_HISTORY_RESOLUTIONS, resolutionParam } from '../resolution.js';
 import { positionsBodyLimit } from '../body.js';
-import { mapMarketHistory, mapMarkets, mapPositionHistory, mapPositions, marketType, rawMarketStatus, rawMarketType } from './map.js';
+import { mapMarketHistory, mapMarkets, marketType, rawMarketStatus, rawMarketType } from './map-market.js';
+import { mapPositionHistory, mapPositions } from './map-position.js';
 import type {
   RawMarketFilters,
   RawMarketHistoryResponse,

@@ -7,10 +7,11 @@ import {
   handleWhen,
   type IBreaker,
 } from 'cockatiel';
-import { UpstreamError } from './errors.js';
-import { endedByCaller } from './failures.js';
+import { UpstreamError } from '../errors.js';
+import { endedByCaller } from '../failures.js';
+import type { Layer } from './call.js';
 
-/** One circuit breaker per upstream client (cockatiel's policy, with the counting rules below). */
+/** One circuit breaker per upstream client (cockatiel's policy, with the counting rules below), and the layer that runs calls inside it. */
 
 export type BreakerState = 'open' | 'halfOpen' | 'closed';
 
@@ -87,7 +88,7 @@ export function createBreaker(opts: BreakerOptions, onState?: (state: BreakerSta
       if (policy.state === CircuitState.HalfOpen) throw new BrokenCircuitError();
       const trial = policy.state !== CircuitState.Closed;
       try {
-        return await policy.execute(() => call());
+        return await policy.execute(call);
       } catch (error) {
         if (error instanceof BrokenCircuitError || countsAsFailure(error)) throw error;
         // Not a failure of the upstream: counted as a call that did not fail, as the window always has.
@@ -101,6 +102,14 @@ export function createBreaker(opts: BreakerOptions, onState?: (state: BreakerSta
     },
     close: () => clearTimeout(halfOpenTimer),
   };
+}
+
+/** Runs each call inside `breaker`: a shared call (share.ts) once, however many wait on it. */
+export function guardedBy(breaker: Breaker): Layer {
+  return (next) =>
+    function guarded(call) {
+      return breaker.run(() => next(call));
+    };
 }
 
 /**

@@ -1,0 +1,89 @@
+import type { ServiceName } from '../errors.js';
+import type { CallScope } from '../scope.js';
+
+/**
+ * One upstream call as it passes through the transport layers: what to send, and what the layers
+ * learn and decide about it. One object per call, so that no layer needs a closure of its own per call.
+ */
+
+/** Something in progress for a call that ending the call must stop: its dispatch, its pause before a retry, its wait on a shared call. */
+export interface Endable {
+  end(reason: Error): void;
+}
+
+export interface CallSpec {
+  service: ServiceName;
+  method: 'GET' | 'POST';
+  /** Path with its prefix and query, as sent. */
+  path: string;
+  /** Lower-case names; never logged. */
+  headers: Record<string, string>;
+  body: string | undefined;
+  /** Route template (`GET /v0/assets/{id}`): metrics, ledger and body cap. */
+  route: string;
+  /** The largest 2xx body this call accepts. */
+  maxBytes: number;
+  /** Learns the size of a 2xx body; such a call is never shared (its caller reports its own bytes). */
+  onBytes: ((bytes: number) => void) | undefined;
+  /** The operation the call is made for; undefined for a call that answers to no one operation (a shared call). */
+  scope: CallScope | undefined;
+}
+
+export class UpstreamCall implements CallSpec, Endable {
+  readonly service: ServiceName;
+  readonly method: 'GET' | 'POST';
+  readonly path: string;
+  readonly headers: Record<string, string>;
+  readonly body: string | undefined;
+  readonly route: string;
+  readonly maxBytes: number;
+  readonly onBytes: ((bytes: number) => void) | undefined;
+  readonly scope: CallScope | undefined;
+  /** Requests sent (2 when the connection-level retry happened; 0 when none was, e.g. an open breaker). */
+  attempts = 0;
+  /** HTTP status of the final answer; undefined while none arrived. */
+  status: number | undefined = undefined;
+  /** `performance.now()` at which the operation's deadline passes (deadline.ts); Infinity: none. */
+  deadlineAt = Infinity;
+  /** `performance.now()` at which the call's own timeout ends it (timeout.ts); Infinity until it is armed. */
+  endsAt = Infinity;
+  /** Why the call was ended before its answer (its timeout, its operation's deadline, its caller's abort); set once. */
+  endedBy: Error | undefined = undefined;
+  #running: Endable | undefined = undefined;
+
+  constructor(spec: CallSpec) {
+    this.service = spec.service;
+    this.method = spec.method;
+    this.path = spec.path;
+    this.headers = spec.headers;
+    this.body = spec.body;
+    this.route = spec.route;
+    this.maxBytes = spec.maxBytes;
+    this.onBytes = spec.onBytes;
+    this.scope = spec.scope;
+  }
+
+  /** Ends the call: whatever runs it now (or next) rejects with `reason`. The first reason wins. */
+  end(reason: Error): void {
+    if (this.endedBy) return;
+    this.endedBy = reason;
+    this.#running?.end(reason);
+  }
+
+  /** `work` now runs this call; it is ended at once when the call already was. */
+  runs(work: Endable): void {
+    this.#running = work;
+    if (this.endedBy) work.end(this.endedBy);
+  }
+}
+
+/** A call through the layers below: resolves the parsed answer, rejects with the failure. */
+export type Send = (call: UpstreamCall) => Promise<unknown>;
+
+/** One transport concern around the layers below it, in the style of undici's `Dispatcher.compose` interceptors. */
+export type Layer = (next: Send) => Send;
+
+/** `send` inside `layers`, the first outermost; a disabled concern (`null`) costs nothing per call. Composed once per client. */
+export function compose(layers: ReadonlyArray<Layer | null>, send: Send): Send {
+  return layers.reduceRight<Send>((next, layer) => (layer ? layer(next) : next), send);
+}
