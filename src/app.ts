@@ -56,7 +56,7 @@ export interface App {
   streams: StreamCaps;
 }
 
-/** Builds the gateway. Starts nothing and listens nowhere: `serve.ts` does that. */
+/** Builds the gateway. Starts nothing and listens nowhere: `lifecycle.ts` does that. */
 export function createApp(options: AppOptions): App {
   const { config, services } = options;
   let phase: Phase = 'ready';
