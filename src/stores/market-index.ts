@@ -10,7 +10,6 @@ import { ServedSnapshots, type IndexFreshness } from './markets/served.js';
 
 export { INDEX_PAGE_SIZE } from './markets/reader.js';
 export type { ListingFilter } from './markets/filters.js';
-export type { IndexFreshness } from './markets/served.js';
 
 /**
  * The market index is built of parts with one job each (`markets/`): the reader of the paged listing,
