@@ -40,19 +40,19 @@ export class ServedSnapshots {
   readonly #served = new WeakMap<FreshnessBound, Promise<Served>>();
   readonly #settled = new WeakMap<FreshnessBound, Served>();
 
-  readonly refresher: IndexRefresher;
-  readonly o: ServingOptions;
+  readonly #refresher: IndexRefresher;
+  readonly #o: ServingOptions;
 
   constructor(refresher: IndexRefresher, options: ServingOptions) {
-    this.refresher = refresher;
-    this.o = options;
+    this.#refresher = refresher;
+    this.#o = options;
   }
 
   /** The snapshot an operation is served: the one held, unless its client's bound asks for a newer one. */
   snapshotFor(scope: CallScope | undefined): Promise<Served> | Served {
     const bound = scope?.freshness;
-    const { snapshot } = this.refresher;
-    if (!bound) return snapshot ? { snapshot, source: null } : this.refresher.current(scope?.deadline).then((built) => ({ snapshot: built, source: null }));
+    const { snapshot } = this.#refresher;
+    if (!bound) return snapshot ? { snapshot, source: null } : this.#refresher.current(scope?.deadline).then((built) => ({ snapshot: built, source: null }));
     let pending = this.#served.get(bound);
     if (!pending) {
       pending = this.#bounded(bound, scope);
@@ -74,14 +74,15 @@ export class ServedSnapshots {
   }
 
   freshness(held: Snapshot, source: FreshnessSource | null): IndexFreshness {
-    const { refresher, o } = this;
+    const refresher = this.#refresher;
+    const o = this.#o;
     const aged = source === null && ((refresher.refused && held === refresher.snapshot) || o.now() - held.builtAt > o.staleAfterMs);
     return freshnessAt(source ?? (aged ? 'STALE' : 'CACHE'), held.builtAt);
   }
 
   /** The freshness of a market this index served to the operation of `scope`; null for a market that is not the index's. */
   freshnessOf(market: Market, scope: CallScope | undefined): IndexFreshness | null {
-    const held = this.refresher.ownerOf(market);
+    const held = this.#refresher.ownerOf(market);
     if (!held) return null;
     // Settled (the operation's lookups awaited it) by the time a field reads it; unsettled: no bound applied yet.
     const decided = scope?.freshness && this.#settled.get(scope.freshness);
@@ -89,7 +90,8 @@ export class ServedSnapshots {
   }
 
   async #bounded(bound: FreshnessBound, scope: CallScope | undefined): Promise<Served> {
-    const { refresher, o } = this;
+    const refresher = this.#refresher;
+    const o = this.#o;
     const budget = scope?.budget;
     const held = refresher.snapshot;
     if (!held) return { snapshot: await refresher.current(scope?.deadline), source: 'ORIGIN' };
