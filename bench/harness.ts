@@ -54,7 +54,7 @@ export interface GatewayOptions {
 }
 
 /**
- * Built like `src/serve.ts` builds it: production's upstream settings (breakers and the one retry on),
+ * Built like `src/lifecycle.ts` builds it: production's upstream settings (breakers and the one retry on),
  * no logging, no rate limit (one client sends the whole load). The market index is warmed by `start()`
  * and the simulator's counts are reset after it, so the first request measured is the first request
  * a fresh replica would serve.

@@ -31,7 +31,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 import type { AddressInfo } from 'node:net';
 import { Agent, fetch as undiciFetch } from 'undici';
-import { createHttpServer } from '../src/http-server.js';
+import { createHttpServer } from '../src/node-http.js';
 import { documentHash } from '../src/plugins/trusted-documents.js';
 import { createServices, type Services } from '../src/services.js';
 import { signatureHeaders } from '../src/simulator/events/index.js';

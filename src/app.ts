@@ -17,7 +17,7 @@ import { useStrictUrlParams } from './plugins/url-params.js';
 import { useJitExecution } from './plugins/jit.js';
 import { useQueryCost } from './plugins/query-cost.js';
 import { useCollapseInflight } from './plugins/collapse-inflight.js';
-import { useGatewayResponseCache } from './plugins/response-cache.js';
+import { useGatewayResponseCache } from './response-cache/plugin.js';
 import { useReadiness, type Phase } from './plugins/readiness.js';
 import { useMaskIncrementalErrors } from './plugins/mask-incremental-errors.js';
 import { useErrorLog, yogaLogging } from './plugins/error-log.js';
@@ -28,7 +28,7 @@ import { useTrustedDocuments } from './plugins/trusted-documents.js';
 import { useUpstreamLedger } from './plugins/upstream-ledger.js';
 import { useWireEncoding } from './plugins/wire-encoding.js';
 import { schema } from './schema/index.js';
-import { createResponseCacheStore } from './stores/response-cache.js';
+import { createResponseCacheStore } from './response-cache/store.js';
 import type { Services } from './services.js';
 
 /**
@@ -56,7 +56,7 @@ export interface App {
   streams: StreamCaps;
 }
 
-/** Builds the gateway. Starts nothing and listens nowhere: `serve.ts` does that. */
+/** Builds the gateway. Starts nothing and listens nowhere: `lifecycle.ts` does that. */
 export function createApp(options: AppOptions): App {
   const { config, services } = options;
   let phase: Phase = 'ready';

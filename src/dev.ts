@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DEMO_QUERY, DEV_HEADERS } from './demo.js';
 import { createLogger } from './logger.js';
-import { loadConfigOrExit, serve } from './serve.js';
+import { loadConfigOrExit, runGateway } from './lifecycle.js';
 import { startEventEmitter } from './simulator/events/index.js';
 import { startSimulator } from './simulator/index.js';
 
@@ -13,7 +13,7 @@ import { startSimulator } from './simulator/index.js';
 async function main(): Promise<void> {
   let config = loadConfigOrExit();
   if (config.upstreams) {
-    await serve({ config, urls: config.upstreams, logger: createLogger(config), graphiql: { defaultQuery: DEMO_QUERY, headers: { ...DEV_HEADERS } } });
+    await runGateway({ config, urls: config.upstreams, logger: createLogger(config), graphiql: { defaultQuery: DEMO_QUERY, headers: { ...DEV_HEADERS } } });
     return;
   }
 
@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config);
   const { demo } = simulator.alerts;
 
-  await serve({
+  await runGateway({
     config,
     urls: simulator.urls,
     logger,

@@ -1,5 +1,5 @@
 import { createLogger } from './logger.js';
-import { fail, loadConfigOrExit, serve } from './serve.js';
+import { fail, loadConfigOrExit, runGateway } from './lifecycle.js';
 
 /**
  * The production entry (`node dist/server.js`, the image's command): real upstreams or nothing. It never
@@ -12,7 +12,7 @@ async function main(): Promise<void> {
       'Configuration error: ALERTS_URL, MARKETS_URL, ASSETS_URL: required by `node dist/server.js`; `npm start` runs the embedded simulator for development',
     );
   }
-  await serve({ config, urls: config.upstreams, logger: createLogger(config) });
+  await runGateway({ config, urls: config.upstreams, logger: createLogger(config) });
 }
 
 main().catch((error: unknown) => {

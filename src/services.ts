@@ -4,7 +4,6 @@ import { createClientAddress } from './client-address.js';
 import { createVerifiedCallers, type VerifiedCallers } from './stores/verified-callers.js';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Config, UpstreamUrls } from './config.js';
-import type { ServiceDeps } from './deps.js';
 import { createPositionsStore, positionTokens, type PositionsStore, type PositionsStoreOptions } from './stores/positions.js';
 import { createEventHub, type EventHub } from './events/hub.js';
 import { createAssetCache, type AssetCache, type AssetCacheOptions } from './stores/asset-cache.js';
@@ -12,17 +11,20 @@ import { createIdempotencyStore, createRedisIdempotencyStore, type IdempotencySt
 import { createMarketIndex, type MarketIndex, type MarketIndexOptions } from './stores/market-index.js';
 import type { Logger } from './logger.js';
 import { createUpstreamHealth, type UpstreamHealth } from './stores/upstream-health.js';
-import { createUpstream, type UpstreamConfig } from './upstream/index.js';
+import { createUpstream, type Upstream, type UpstreamConfig } from './upstream/index.js';
 import { cursorKeys, setCursorKeys } from './schema/common/cursor.js';
-
-export type { ServiceDeps } from './deps.js';
 
 
 /**
  * Everything shared across requests, built once at boot: the upstream clients and the caches of
  * public data. Nothing here holds a caller's credentials.
  */
-export interface Services extends ServiceDeps {
+export interface Services {
+  config: Readonly<Config>;
+  logger: Logger;
+  upstream: Upstream;
+  /** Where every metric of the gateway is registered (`/metrics`). */
+  registry: Registry;
   assetCache: AssetCache;
   marketIndex: MarketIndex;
   /** Wallets' positions, shared across requests and callers for `POSITIONS_SHARE_TTL_MS`. */
@@ -116,14 +118,14 @@ export function createServices(options: ServicesOptions): Services {
     },
   });
 
-  const deps: ServiceDeps = { config, logger, upstream, registry };
-  const assetCache = createAssetCache(deps, options.assetCache);
-  const marketIndex = createMarketIndex(deps, {
+  // Each store is given what it uses, no more.
+  const assetCache = createAssetCache({ upstream, logger, registry }, options.assetCache);
+  const marketIndex = createMarketIndex({ upstream, logger, registry }, {
     ...options.marketIndex,
     refreshIntervalMs: config.marketIndexRefreshMs,
     onTokens: (tokens) => assetCache.rememberTokens(tokens),
   });
-  const positions = createPositionsStore(deps, { ...options.positions, onPositions: (read) => assetCache.rememberTokens(positionTokens(read)) });
+  const positions = createPositionsStore({ upstream, config, registry }, { ...options.positions, onPositions: (read) => assetCache.rememberTokens(positionTokens(read)) });
   const redis = config.redisUrl
     ? new Redis(config.redisUrl, {
         connectionName: 'gateway',
@@ -144,10 +146,13 @@ export function createServices(options: ServicesOptions): Services {
         waitMs: Math.max(15_000, config.upstreamTimeoutMs + 1000),
       })
     : createIdempotencyStore();
-  const events = createEventHub(deps);
+  const events = createEventHub({ config, logger, registry });
 
   return {
-    ...deps,
+    config,
+    logger,
+    upstream,
+    registry,
     assetCache,
     marketIndex,
     positions,

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
 import { DEMO_QUERY, DEV_HEADERS } from '../src/demo.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
-import { nodeListener } from '../src/http-server.js';
+import { nodeListener } from '../src/node-http.js';
 
 /** Debian's Chromium, driven by playwright-core (which never downloads a browser of its own). */
 const CHROMIUM = '/usr/bin/chromium';

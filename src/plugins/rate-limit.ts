@@ -6,7 +6,7 @@ import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Context } from '../context.js';
 import { readCredentials, subscriberKey } from '../credentials.js';
-import { isCacheRefresh, servedFromCache } from './response-cache.js';
+import { isCacheRefresh, servedFromCache } from '../response-cache/plugin.js';
 import { gatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { addressBucket } from '../client-address.js';

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 import type { Plugin } from 'graphql-yoga';
+import { notModified, strongTag, taggable, WIRE_FORMS, type WireForms } from '../response-cache/etag.js';
 
 /** Answers smaller than this go uncompressed: the encoding's framing would eat most of the gain. */
 export const COMPRESSION_THRESHOLD_BYTES = 1024;
@@ -13,22 +13,6 @@ const brotliAsync = promisify(brotliCompress);
 type Coding = 'br' | 'gzip';
 const CODINGS: readonly Coding[] = ['br', 'gzip'];
 
-/** What one answer's bytes become on the wire; kept beside a cached result so each is made once. */
-export interface WireForms {
-  etag?: string;
-  /** Bytes before encoding. */
-  size?: number;
-  br?: Promise<Buffer>;
-  gzip?: Promise<Buffer>;
-}
-
-/**
- * Where a result held in the response cache keeps its wire forms (strong ETag, compressed bytes). The
- * response cache attaches one holder per stored entry; every hit of that entry shares it, so a cached
- * answer is hashed and compressed once, not on every request.
- */
-export const WIRE_FORMS = Symbol.for('gateway.wireForms');
-
 /**
  * The HTTP representation of JSON answers (`application/json`, `application/graphql-response+json`):
  *
@@ -37,11 +21,8 @@ export const WIRE_FORMS = Symbol.for('gateway.wireForms');
  *   (zlib's thread pool) at brotli quality 5 / gzip level 6: near their best ratio on JSON for a
  *   fraction of brotli 11's time. Event streams (SSE, `multipart/mixed`) are sent as they are: each
  *   part must leave at once, and a part of a few hundred bytes gains little.
- * - **Conditional requests (RFC 9110)**: an answer the cache headers call cacheable (`Cache-Control`
- *   other than `no-store`) carries a strong `ETag`, a hash of its own bytes before encoding (nothing
- *   of the caller in it). A GET or HEAD whose `If-None-Match` lists that tag (weak comparison: `W/`
- *   ignored; `*` matches) gets `304` with `ETag`, `Cache-Control`, `Last-Modified` and `Vary`. A tag
- *   of another query, another caller or an older answer does not match: the answer is sent whole.
+ * - **Conditional requests**: a cacheable answer's `ETag`, and `304` for a client that holds it
+ *   (`response-cache/etag.ts`), from the same bytes the compression reads.
  *
  * Runs last among the response hooks, after the response cache has written `Cache-Control`.
  */
@@ -59,8 +40,7 @@ export function useWireEncoding(): Plugin {
       const held = forms.get(request) ?? {};
       const { headers } = response;
       headers.append('vary', 'Accept-Encoding');
-      const cacheControl = headers.get('cache-control');
-      const tagged = cacheControl !== null && !/\bno-store\b/i.test(cacheControl);
+      const tagged = taggable(headers.get('cache-control'));
       const coding = negotiate(request.headers.get('accept-encoding'));
       if (!tagged && !coding) return;
       // The body is read only when this answer's tag or size is not known yet, or it is compressed now.
@@ -71,14 +51,9 @@ export function useWireEncoding(): Plugin {
           const bytes = await read();
           [held.etag, held.size] = [strongTag(bytes), bytes.length];
         }
-        headers.set('etag', held.etag);
-        if ((request.method === 'GET' || request.method === 'HEAD') && matches(request.headers.get('if-none-match'), held.etag)) {
-          const notModified = new fetchAPI.Headers();
-          for (const name of ['etag', 'cache-control', 'last-modified', 'vary', 'x-request-id']) {
-            const value = headers.get(name);
-            if (value !== null) notModified.set(name, value);
-          }
-          setResponse(new fetchAPI.Response(null, { status: 304, headers: notModified }));
+        const unchanged = notModified(request, headers, held.etag, fetchAPI);
+        if (unchanged) {
+          setResponse(unchanged);
           return;
         }
       } else {
@@ -113,11 +88,6 @@ function encode(coding: Coding, body: Buffer): Promise<Buffer> {
     : gzipAsync(body, { level: 6 });
 }
 
-/** A strong entity tag: 128 bits of the SHA-256 of the bytes. */
-export function strongTag(body: Buffer | string): string {
-  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
-}
-
 /**
  * The coding to answer in, from `Accept-Encoding` (RFC 9110 §12.5.3): the supported coding of highest
  * quality above 0, `*` standing for any not named; brotli before gzip at equal quality. `null`: identity.
@@ -138,12 +108,4 @@ export function negotiate(header: string | null): Coding | null {
     if (q > bestQ) [best, bestQ] = [coding, q];
   }
   return best;
-}
-
-/** Whether `If-None-Match` names this tag (weak comparison, RFC 9110 §13.1.2), or is `*`. */
-export function matches(header: string | null, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  const opaque = etag.replace(/^W\//, '');
-  return (header.match(/(?:W\/)?"[^"]*"/g) ?? []).some((tag) => tag.replace(/^W\//, '') === opaque);
 }

@@ -1,12 +1,16 @@
-import { LRUCache } from 'lru-cache';
-import { Counter } from 'prom-client';
-import type { ServiceDeps } from '../deps.js';
-import type { Asset, AssetView, Freshness, FreshnessSource, MetadataSource, TokenRef } from '../models/index.js';
+import { Counter, type Registry } from 'prom-client';
+import type { Logger } from '../logger.js';
+import type { AssetView, Freshness, FreshnessSource, MetadataSource, TokenRef } from '../models/index.js';
 import { isUpstreamError } from '../upstream/errors.js';
-import { isValidAssetId, parseAssetId, type AssetsClient } from '../upstream/index.js';
-import { deadlineExceeded, isDeadlineExceeded, untilDeadline } from '../upstream/deadline.js';
+import { isValidAssetId, type Upstream } from '../upstream/index.js';
+import { isDeadlineExceeded, untilDeadline } from '../upstream/deadline.js';
 import type { CacheUse } from '../upstream/ledger.js';
-import { detached, type CallScope } from '../upstream/scope.js';
+import type { CallScope } from '../upstream/scope.js';
+import { createCopies, type Copy } from './assets/copies.js';
+import { assetFromToken, createTokenRecords } from './assets/tokens.js';
+import { accepted, freshnessAt } from './freshness.js';
+
+export { assetFromToken } from './assets/tokens.js';
 
 /**
  * The shared cache of public asset data, built once per process.
@@ -96,31 +100,25 @@ export const ASSET_CACHE_DEFAULTS = {
   maxTokenRecords: 50_000,
 } satisfies Required<Omit<AssetCacheOptions, 'now'>>;
 
-type Origin = 'primary' | 'fallback';
-
-/** One answer of an assets service: the asset, or `null` for a 404. */
-interface Copy {
-  asset: Asset | null;
-  fetchedAt: number;
-  origin: Origin;
+/** What the asset cache is built from. */
+export interface AssetCacheDeps {
+  upstream: Pick<Upstream, 'assets' | 'assetsFallback'>;
+  logger: Logger;
+  /** Where `gateway_asset_lookups_total` is registered. */
+  registry: Registry;
 }
 
-export function createAssetCache(deps: ServiceDeps, options: AssetCacheOptions = {}): AssetCache {
+/**
+ * The lookup's rules (which copy serves which need, the fallback chain) over its parts (`assets/`):
+ * the copies held and the calls that fill them, and the token records of the last fallback.
+ */
+export function createAssetCache(deps: AssetCacheDeps, options: AssetCacheOptions = {}): AssetCache {
   const o = { ...ASSET_CACHE_DEFAULTS, ...withoutUndefined(options) };
   const now = options.now ?? Date.now;
   const { upstream, logger } = deps;
 
-  // Entries live until the stale-if-error bound; freshness is decided per lookup from `fetchedAt`.
-  const copies = new LRUCache<string, Copy>({
-    max: o.maxEntries,
-    maxSize: o.maxSizeBytes,
-    sizeCalculation: sizeOf,
-    ttl: o.maxStaleMs,
-    ttlResolution: 0,
-    perf: { now },
-  });
-  const tokenRecords = new LRUCache<string, { token: TokenRef; seenAt: number }>({ max: o.maxTokenRecords });
-  const inFlight = new Map<string, Promise<Copy>>();
+  const copies = createCopies({ ...o, now });
+  const tokenRecords = createTokenRecords(o.maxTokenRecords, now);
 
   const lookups = new Counter({
     name: 'gateway_asset_lookups_total',
@@ -139,29 +137,6 @@ export function createAssetCache(deps: ServiceDeps, options: AssetCacheOptions =
     return { asset: copy.asset && { ...copy.asset, metadataSource: source, freshness: freshnessOf(source, copy.fetchedAt) }, asked };
   }
 
-  /** One call per service and id at a time, whoever asks; a found asset (and the primary's 404) is kept. */
-  async function fetchCopy(assetId: string, client: AssetsClient, origin: Origin, scope: CallScope | undefined): Promise<Copy> {
-    const key = `${origin} ${assetId}`;
-    let pending = inFlight.get(key);
-    if (!pending) {
-      // An operation past its call budget or out of time is refused here, alone: as the shared call,
-      // its refusal would reach every request that joins it.
-      scope?.budget?.assertLeft('assets');
-      if (scope?.deadline && scope.deadline.remainingMs() <= 0) throw deadlineExceeded('assets');
-      pending = client
-        .getAsset(assetId, { scope: detached(scope) })
-        .then((asset) => {
-          const copy: Copy = { asset, fetchedAt: now(), origin };
-          if (asset) copies.set(assetId, copy);
-          else if (origin === 'primary') copies.set(assetId, copy, { ttl: o.notFoundTtlMs });
-          return copy;
-        })
-        .finally(() => inFlight.delete(key));
-      inFlight.set(key, pending);
-    }
-    return pending;
-  }
-
   async function afterFailure(assetId: string, need: AssetNeed, error: unknown, scope: CallScope | undefined): Promise<AssetLookup> {
     const copy = copies.get(assetId);
     if (copy?.asset) return serve(copy, need, 'STALE', true, scope);
@@ -170,7 +145,7 @@ export function createAssetCache(deps: ServiceDeps, options: AssetCacheOptions =
     // Out of time: no second service either (a stale copy or a token record costs no wait).
     if (upstream.assetsFallback && !isDeadlineExceeded(error)) {
       try {
-        const second = await untilDeadline(fetchCopy(assetId, upstream.assetsFallback, 'fallback', scope), scope?.deadline, 'assets');
+        const second = await untilDeadline(copies.fetch(assetId, upstream.assetsFallback, 'fallback', scope), scope?.deadline, 'assets');
         if (second.asset) return serve(second, need, 'FALLBACK', true, scope);
         unknownToSecond = true;
       } catch (secondError) {
@@ -190,30 +165,25 @@ export function createAssetCache(deps: ServiceDeps, options: AssetCacheOptions =
   }
 
   return {
-    rememberTokens(tokens) {
-      const seenAt = now();
-      for (const token of tokens) {
-        if (isValidAssetId(token.assetId)) tokenRecords.set(token.assetId, { token, seenAt });
-      }
-    },
+    rememberTokens: (tokens) => tokenRecords.remember(tokens),
 
     async get(assetId, need, scope) {
       if (!isValidAssetId(assetId)) return { asset: null, asked: false };
       const copy = copies.get(assetId);
       // A copy older than the client's bound is past its TTL, and not served while revalidating either.
-      if (copy && (!scope?.freshness || scope.freshness.accepts(copy.fetchedAt, now))) {
+      if (copy && accepted(scope?.freshness, copy.fetchedAt, now)) {
         const age = now() - copy.fetchedAt;
         const ttl = ttlOf(copy, need);
         if (age < ttl) return serve(copy, need, copy.origin === 'primary' ? 'CACHE' : 'FALLBACK', false, scope);
         if (age < ttl + o.staleWhileRevalidateMs) {
-          fetchCopy(assetId, upstream.assets, 'primary', scope).catch((error: unknown) =>
+          copies.fetch(assetId, upstream.assets, 'primary', scope).catch((error: unknown) =>
             logger.warn({ err: error, assetId }, 'background refresh of an asset failed; the copy stays'),
           );
           return serve(copy, need, 'STALE', false, scope);
         }
       }
       try {
-        const fetched = await untilDeadline(fetchCopy(assetId, upstream.assets, 'primary', scope), scope?.deadline, 'assets');
+        const fetched = await untilDeadline(copies.fetch(assetId, upstream.assets, 'primary', scope), scope?.deadline, 'assets');
         return serve(fetched, need, 'PRIMARY', true, scope);
       } catch (error) {
         // The operation's own limit, not an outage: no fallback would be within it either.
@@ -231,40 +201,7 @@ const FRESHNESS_SOURCES: Record<MetadataSource, FreshnessSource> = { PRIMARY: 'O
 
 /** The freshness of an answer: its metadata source in the schema's one vocabulary, and when it was fetched. */
 export function freshnessOf(source: MetadataSource, fetchedAt: number | null): Freshness {
-  return { source: FRESHNESS_SOURCES[source], asOf: fetchedAt === null ? null : new Date(fetchedAt), stale: source === 'STALE' };
-}
-
-/** What a token record of the markets service says about an asset: metadata, no price. */
-export function assetFromToken(token: TokenRef): Asset {
-  return {
-    assetId: token.assetId,
-    chain: parseAssetId(token.assetId)?.chain ?? 'solana',
-    address: token.address,
-    // The record does not say whether the token is a plain token, a stock or an RWA.
-    type: 'UNKNOWN',
-    rawType: '',
-    name: token.name ?? token.symbol,
-    symbol: token.symbol,
-    imageUrl: token.icon,
-    decimals: token.decimals,
-    tags: [],
-    description: null,
-    websiteUrl: null,
-    price: null,
-    marketCapUsd: null,
-  };
-}
-
-/** A rough byte count of a copy: enough to bound memory when descriptions or tag lists are large. */
-function sizeOf(copy: Copy): number {
-  const a = copy.asset;
-  if (!a) return 64;
-  let size = 256;
-  for (const text of [a.assetId, a.chain, a.address, a.rawType, a.name, a.symbol, a.imageUrl, a.description, a.websiteUrl]) {
-    size += text?.length ?? 0;
-  }
-  for (const tag of a.tags) size += tag.length + 16;
-  return size;
+  return fetchedAt === null ? { source: FRESHNESS_SOURCES[source], asOf: null, stale: source === 'STALE' } : freshnessAt(FRESHNESS_SOURCES[source], fetchedAt);
 }
 
 function withoutUndefined<T extends object>(value: T): Partial<T> {

@@ -7,11 +7,13 @@
  * is served, as for the market index and the asset cache. A TTL of 0 turns sharing off (one read per
  * request, as before).
  */
-import { Gauge } from 'prom-client';
-import type { ServiceDeps } from '../deps.js';
+import { Gauge, type Registry } from 'prom-client';
+import type { Config } from '../config.js';
 import { marketTokens, type Market, type Position, type TokenRef } from '../models/index.js';
 import { untilDeadline } from '../upstream/deadline.js';
+import type { Upstream } from '../upstream/index.js';
 import { detached, type CallScope } from '../upstream/scope.js';
+import { accepted } from './freshness.js';
 
 export interface PositionsStoreOptions {
   /** How long a wallet's positions are shared; default `config.positionsShareTtlMs`. */
@@ -44,7 +46,14 @@ export interface PositionsStore {
 
 export const DEFAULT_POSITIONS_MAX_WALLETS = 10_000;
 
-export function createPositionsStore(deps: ServiceDeps, options: PositionsStoreOptions = {}): PositionsStore {
+/** What the positions store is built from. */
+export interface PositionsStoreDeps {
+  upstream: Pick<Upstream, 'markets'>;
+  config: Pick<Config, 'positionsShareTtlMs'>;
+  registry: Registry;
+}
+
+export function createPositionsStore(deps: PositionsStoreDeps, options: PositionsStoreOptions = {}): PositionsStore {
   const { upstream } = deps;
   const ttlMs = options.ttlMs ?? deps.config.positionsShareTtlMs;
   const maxWallets = options.maxWallets ?? DEFAULT_POSITIONS_MAX_WALLETS;
@@ -62,7 +71,7 @@ export function createPositionsStore(deps: ServiceDeps, options: PositionsStoreO
   });
 
   const acceptable = (fetchedAt: number, scope: CallScope | undefined) =>
-    now() - fetchedAt <= ttlMs && (!scope?.freshness || scope.freshness.accepts(fetchedAt, now));
+    now() - fetchedAt <= ttlMs && accepted(scope?.freshness, fetchedAt, now);
 
   /**
    * Drops the copies past their time to live: no request may be served them, and a wallet's positions

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createHttpServer } from '../../src/http-server.js';
+import { createHttpServer } from '../../src/node-http.js';
 import { documentHash } from '../../src/plugins/trusted-documents.js';
 import { startTestGateway, totalCalls, type TestGateway } from '../helpers/gateway.js';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVENTS_TOPIC } from '../../src/events/hub.js';
+import { EVENTS_TOPIC } from '../../src/events/redis-channel.js';
 import { signatureHeaders } from '../../src/simulator/events/index.js';
 import { trending } from '../events/helpers.js';
 import { freePort, requireBinary, startProcess, startRedis, stopProcess, type StartedProcess } from '../helpers/processes.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EVENTS_TOPIC } from '../../src/events/hub.js';
+import { EVENTS_TOPIC } from '../../src/events/redis-channel.js';
 import { useRedisReplicas } from '../helpers/gateway.js';
 import { needsRedis } from '../helpers/processes.js';
 import { openStream, postWebhook, startEventsGateway, trending } from './helpers.js';

@@ -8,14 +8,14 @@ import { attachGraphQLWs, MAX_OPERATIONS_PER_SOCKET } from '../../src/ws.js';
 import type { RequestInfo } from '../../src/upstream/index.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { postWebhook, priceChange, SOL, startEventsGateway, trending } from './helpers.js';
-import { nodeListener } from '../../src/http-server.js';
+import { nodeListener } from '../../src/node-http.js';
 
 interface Listening {
   url: string;
   close(): Promise<void>;
 }
 
-/** The gateway on a real port, HTTP and WebSocket together, as `src/serve.ts` serves it. */
+/** The gateway on a real port, HTTP and WebSocket together, as `src/lifecycle.ts` serves it. */
 async function listen(gw: TestGateway, production = false): Promise<Listening> {
   const server: Server = createServer(nodeListener(gw.app.yoga));
   const closeWs = attachGraphQLWs(server, gw.app.yoga, { production });

@@ -52,7 +52,7 @@ export function indexOver(gw: TestGateway, options: Omit<MarketIndexOptions, 'on
     index: undefined as unknown as MarketIndex,
   };
   state.index = createMarketIndex(
-    { config: gw.config, logger, upstream: gw.services.upstream, registry: new Registry() },
+    { logger, upstream: gw.services.upstream, registry: new Registry() },
     { ...options, onTokens: (tokens) => (state.tokens += tokens.length) },
   );
   return state;

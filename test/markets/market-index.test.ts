@@ -107,7 +107,6 @@ describe('the shared market index', () => {
       return Promise.resolve({ markets: [], cursor: 'again' });
     };
     const index = createMarketIndex({
-      config: gw.config,
       logger: createLogger({ logLevel: 'silent' }),
       registry: new Registry(),
       upstream: { ...upstream, markets: { ...upstream.markets, listMarkets } },

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { attachGraphQLWs } from '../../src/ws.js';
 import { startTestGateway, totalCalls, type TestGateway } from '../helpers/gateway.js';
-import { nodeListener } from '../../src/http-server.js';
+import { nodeListener } from '../../src/node-http.js';
 
 interface Part {
   data?: any;

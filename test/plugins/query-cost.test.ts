@@ -11,7 +11,7 @@ import { schema } from '../../src/schema/index.js';
 import { attachGraphQLWs } from '../../src/ws.js';
 import { startTestGateway, totalCalls, type TestGateway } from '../helpers/gateway.js';
 import { addresses, bombs, screens, type Measured } from './screens.js';
-import { nodeListener } from '../../src/http-server.js';
+import { nodeListener } from '../../src/node-http.js';
 
 const cost = (query: string, variables: Record<string, unknown> = {}, operationName?: string) =>
   operationCost({ schema, document: parse(query), variableValues: variables, ...(operationName ? { operationName } : {}) });

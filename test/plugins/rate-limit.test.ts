@@ -9,7 +9,7 @@ import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { attachGraphQLWs } from '../../src/ws.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { freePort, requireBinary, startRedis, stopProcess } from '../helpers/processes.js';
-import { nodeListener } from '../../src/http-server.js';
+import { nodeListener } from '../../src/node-http.js';
 
 const haveRedis = requireBinary('test/plugins/rate-limit.test.ts', 'redis-server', ['--version'], 'apt-get install redis-server');
 

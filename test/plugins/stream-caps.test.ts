@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config.js';
 import { attachGraphQLWs, CLOSE_TOO_MANY_CONNECTIONS } from '../../src/ws.js';
 import { SECRET } from '../events/helpers.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { nodeListener } from '../../src/http-server.js';
+import { nodeListener } from '../../src/node-http.js';
 
 const EVENTS = 'subscription { events { eventId } }';
 const openStreams = async (gw: TestGateway) => (await gw.services.registry.getSingleMetric('gateway_streams_open')!.get()).values[0]?.value;

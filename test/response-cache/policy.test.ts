@@ -1,7 +1,7 @@
 import { buildSchema, parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { DATA_KINDS, documentPolicy, policyFaults } from '../../src/plugins/response-cache-policy.js';
+import { DATA_KINDS, documentPolicy, policyFaults } from '../../src/response-cache/policy.js';
 import { schema } from '../../src/schema/index.js';
 import { operation } from '../helpers/gateway.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { SubscriberRecord } from '../../src/simulator/alerts/index.js';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
-import { strongTag } from '../../src/plugins/wire-encoding.js';
+import { strongTag } from '../../src/response-cache/etag.js';
 import { operation, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 let sim: Simulator;

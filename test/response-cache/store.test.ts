@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import type { ExecutionResult } from 'graphql';
-import { createResponseCacheStore, ownerOf, resultBody } from '../../src/stores/response-cache.js';
+import { createResponseCacheStore, ownerOf, resultBody } from '../../src/response-cache/store.js';
 
 const logger = createLogger({ logLevel: 'silent' });
 /** A result whose JSON is about `bytes` long. */

@@ -5,7 +5,7 @@ import type { Target } from '../../src/simulator/controls.js';
 import type { BreakerState, RequestInfo } from '../../src/upstream/index.js';
 import { lastTrade, postWebhook, SECRET, subscribeEvents } from '../events/helpers.js';
 import { startTestGateway, type GraphQLResponse, type TestGateway, type TestGatewayOptions } from '../helpers/gateway.js';
-import { nodeListener } from '../../src/http-server.js';
+import { nodeListener } from '../../src/node-http.js';
 
 // A client that goes away abandons the upstream reads made for it alone; writes and shared fetches run on.
 

@@ -1,6 +1,11 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 
 /**
+ * Node's HTTP server under Yoga: the server's own timeouts, and the request listener that reads small
+ * GraphQL bodies whole before Yoga sees them. Starts nothing: `lifecycle.ts` listens and drains.
+ */
+
+/**
  * The HTTP server's own timeouts, chosen rather than Node's defaults (a request may take 300 s to
  * arrive; an idle keep-alive socket closes after 5 s, before a proxy's 60 s).
  */

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpServer, SERVER_TIMEOUTS } from '../src/http-server.js';
+import { createHttpServer, SERVER_TIMEOUTS } from '../src/node-http.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 
 /** Sends `head` on a raw socket and then nothing more; resolves with what the server wrote before closing. */
@@ -70,7 +70,7 @@ describe('the HTTP server', () => {
       return { status, body: rest.includes('{') ? rest.slice(rest.indexOf('{'), rest.lastIndexOf('}') + 1) : rest };
     }
 
-    // Small JSON bodies are read whole and parsed before Yoga (http-server.ts); every other body streams to it.
+    // Small JSON bodies are read whole and parsed before Yoga (node-http.ts); every other body streams to it.
     it('answers a small JSON body, read whole, as Yoga would', async () => {
       const body = JSON.stringify({ query: '{ __typename }' });
       const answer = await post(`Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`, body);

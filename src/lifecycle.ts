@@ -1,4 +1,4 @@
-import { createHttpServer } from './http-server.js';
+import { createHttpServer } from './node-http.js';
 import { createApp, type AppOptions } from './app.js';
 import { ConfigError, loadConfig, type Config, type UpstreamUrls } from './config.js';
 import type { Logger } from './logger.js';
@@ -6,9 +6,9 @@ import { createServices } from './services.js';
 import { attachGraphQLWs } from './ws.js';
 
 /**
- * Listening, signals and graceful shutdown, shared by the two entry points: `server.ts` (production,
- * `node dist/server.js`) and `dev.ts` (`npm start`, with the embedded simulator). Imports nothing of the
- * simulator.
+ * The gateway process's life: built, listening, ready, drained on a signal, stopped. Shared by the two
+ * entry points, `server.ts` (production, `node dist/server.js`) and `dev.ts` (`npm start`, with the
+ * embedded simulator); the Node HTTP server itself is `node-http.ts`'s. Imports nothing of the simulator.
  */
 
 /** Prints one line to stderr and ends the process with exit code 1. */
@@ -27,7 +27,7 @@ export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Readonly
   }
 }
 
-export interface ServeOptions {
+export interface RunGatewayOptions {
   config: Readonly<Config>;
   urls: UpstreamUrls;
   logger: Logger;
@@ -50,7 +50,7 @@ export const DRAIN_TIMEOUT_MS = 10_000;
  * (exit code 1, one line naming the port). SIGTERM or SIGINT drain it: readiness turns 503, WebSockets
  * close with 1001, event streams complete, in-flight requests finish, then the process exits 0.
  */
-export async function serve(options: ServeOptions): Promise<void> {
+export async function runGateway(options: RunGatewayOptions): Promise<void> {
   const { config, urls, logger } = options;
   // Registered before any request, and only when the OTEL_* variables ask for it.
   const tracing = config.tracing ? (await import('./tracing.js')).startTracing() : null;

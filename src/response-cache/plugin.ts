@@ -6,11 +6,11 @@ import { Counter, type Registry } from 'prom-client';
 import type { ResponseCacheTtls } from '../config.js';
 import type { Context } from '../context.js';
 import { readCacheControl } from '../cache-control.js';
-import { MAX_DOCUMENT_BYTES, MAX_DOCUMENT_NESTING, nestsDeeperThan } from './document-limits.js';
+import { MAX_DOCUMENT_BYTES, MAX_DOCUMENT_NESTING, nestsDeeperThan } from '../plugins/document-limits.js';
 import { readCredentials, subscriberKey } from '../credentials.js';
-import { heldFreshness, PUBLIC_OWNER, resultBody, type ResponseCacheStore } from '../stores/response-cache.js';
-import { documentPolicy, type CachePolicy } from './response-cache-policy.js';
-import { WIRE_FORMS, type WireForms } from './wire-encoding.js';
+import { heldFreshness, PUBLIC_OWNER, resultBody, type ResponseCacheStore } from './store.js';
+import { documentPolicy, type CachePolicy } from './policy.js';
+import { WIRE_FORMS, type WireForms } from './etag.js';
 
 export interface ResponseCacheOptions {
   /** Where results are kept (in process, or Redis across replicas). */
@@ -55,11 +55,11 @@ interface RequestState {
 /**
  * A whole-result cache for queries: looked up as soon as the request's document is known (`onParams`:
  * a hit is neither parsed nor validated), stored when an execution ends without errors. Whether a document is public or the
- * caller's own is read from the types it selects (`response-cache-policy.ts`), so public answers are
+ * caller's own is read from the types it selects (`policy.ts`), so public answers are
  * shared by every caller and private ones are keyed by a SHA-256 of the caller's credentials, never
  * the credentials themselves. Results with errors are not cached. A mutation drops everything cached
  * for its caller before it answers. Responses carry `Cache-Control` (`public` or `private` with the
- * remaining `max-age`, `no-store` when not cached); their `ETag` and `304`s are wire-encoding.ts's.
+ * remaining `max-age`, `no-store` when not cached); their `ETag` and `304`s are etag.ts's.
  * `Cache-Control: no-cache` (or `no-store`) or `X-Gateway-Debug` on a request bypasses the cache, and
  * so does a `max-age=N` shorter than the document's TTL (a cached result may be older than N: the
  * request is executed, its shared copies bounded by N). Documents selecting `freshness` are never

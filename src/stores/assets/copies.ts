@@ -1,0 +1,91 @@
+import { LRUCache } from 'lru-cache';
+import type { Asset } from '../../models/index.js';
+import { deadlineExceeded } from '../../upstream/deadline.js';
+import type { AssetsClient } from '../../upstream/index.js';
+import { detached, type CallScope } from '../../upstream/scope.js';
+
+/** Which assets service a copy came from. */
+export type Origin = 'primary' | 'fallback';
+
+/** One answer of an assets service: the asset, or `null` for a 404. */
+export interface Copy {
+  asset: Asset | null;
+  fetchedAt: number;
+  origin: Origin;
+}
+
+export interface CopiesOptions {
+  maxEntries: number;
+  maxSizeBytes: number;
+  /** Copies are dropped this long after they were fetched (the stale-if-error bound). */
+  maxStaleMs: number;
+  /** How long the primary's 404 is kept. */
+  notFoundTtlMs: number;
+  now: () => number;
+}
+
+/**
+ * The copies the asset cache holds, and the calls that fill them: one call per service and id at a
+ * time, whoever asks; a found asset (and the primary's 404) is kept. Whether a copy is fresh enough is
+ * the lookup's to decide, from `fetchedAt`.
+ */
+export interface Copies {
+  get(assetId: string): Copy | undefined;
+  /**
+   * The asset from `client`, joining a call in flight for the same id. A call it starts counts in
+   * `scope`'s budget but does not take its signal or deadline: other requests may join it.
+   */
+  fetch(assetId: string, client: AssetsClient, origin: Origin, scope: CallScope | undefined): Promise<Copy>;
+}
+
+export function createCopies(o: CopiesOptions): Copies {
+  const { now } = o;
+  // Entries live until the stale-if-error bound; freshness is decided per lookup from `fetchedAt`.
+  const copies = new LRUCache<string, Copy>({
+    max: o.maxEntries,
+    maxSize: o.maxSizeBytes,
+    sizeCalculation: sizeOf,
+    ttl: o.maxStaleMs,
+    ttlResolution: 0,
+    perf: { now },
+  });
+  const inFlight = new Map<string, Promise<Copy>>();
+
+  return {
+    get: (assetId) => copies.get(assetId),
+
+    async fetch(assetId, client, origin, scope) {
+      const key = `${origin} ${assetId}`;
+      let pending = inFlight.get(key);
+      if (!pending) {
+        // An operation past its call budget or out of time is refused here, alone: as the shared call,
+        // its refusal would reach every request that joins it.
+        scope?.budget?.assertLeft('assets');
+        if (scope?.deadline && scope.deadline.remainingMs() <= 0) throw deadlineExceeded('assets');
+        pending = client
+          .getAsset(assetId, { scope: detached(scope) })
+          .then((asset) => {
+            const copy: Copy = { asset, fetchedAt: now(), origin };
+            if (asset) copies.set(assetId, copy);
+            else if (origin === 'primary') copies.set(assetId, copy, { ttl: o.notFoundTtlMs });
+            return copy;
+          })
+          .finally(() => inFlight.delete(key));
+        inFlight.set(key, pending);
+      }
+      return pending;
+    },
+  };
+}
+
+/** A rough byte count of a copy: enough to bound memory when descriptions or tag lists are large. */
+function sizeOf(copy: Copy): number {
+  const a = copy.asset;
+  if (!a) return 64;
+  let size = 256;
+  for (const text of [a.assetId, a.chain, a.address, a.rawType, a.name, a.symbol, a.imageUrl, a.description, a.websiteUrl]) {
+    size += text?.length ?? 0;
+  }
+  for (const tag of a.tags) size += tag.length + 16;
+  return size;
+}

@@ -1,0 +1,49 @@
+import { LRUCache } from 'lru-cache';
+import type { Asset, TokenRef } from '../../models/index.js';
+import { isValidAssetId, parseAssetId } from '../../upstream/index.js';
+
+/** A token record, and when the gateway last saw it. */
+export interface TokenRecord {
+  token: TokenRef;
+  seenAt: number;
+}
+
+/** Token records seen in market listings and positions: the last metadata fallback when the assets services fail. */
+export interface TokenRecords {
+  remember(tokens: readonly TokenRef[]): void;
+  get(assetId: string): TokenRecord | undefined;
+}
+
+export function createTokenRecords(max: number, now: () => number): TokenRecords {
+  const records = new LRUCache<string, TokenRecord>({ max });
+  return {
+    remember(tokens) {
+      const seenAt = now();
+      for (const token of tokens) {
+        if (isValidAssetId(token.assetId)) records.set(token.assetId, { token, seenAt });
+      }
+    },
+    get: (assetId) => records.get(assetId),
+  };
+}
+
+/** What a token record of the markets service says about an asset: metadata, no price. */
+export function assetFromToken(token: TokenRef): Asset {
+  return {
+    assetId: token.assetId,
+    chain: parseAssetId(token.assetId)?.chain ?? 'solana',
+    address: token.address,
+    // The record does not say whether the token is a plain token, a stock or an RWA.
+    type: 'UNKNOWN',
+    rawType: '',
+    name: token.name ?? token.symbol,
+    symbol: token.symbol,
+    imageUrl: token.icon,
+    decimals: token.decimals,
+    tags: [],
+    description: null,
+    websiteUrl: null,
+    price: null,
+    marketCapUsd: null,
+  };
+}

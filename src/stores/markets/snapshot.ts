@@ -1,0 +1,63 @@
+import { LRUCache } from 'lru-cache';
+import type { Market, MarketType, Provider } from '../../models/index.js';
+
+/** Distinct filters whose matches one snapshot keeps (a page is then a slice of a ready list). */
+const MATCH_CACHE_SIZE = 512;
+
+/** One read of the whole listing, indexed for lookups by id and for the listing's filters. */
+export interface Snapshot {
+  /** The whole listing (prediction markets of every status), in the upstream's order. */
+  list: readonly Market[];
+  markets: ReadonlyMap<string, Market>;
+  /** A market's place in `list`. */
+  ordinal: ReadonlyMap<string, number>;
+  providers: ReadonlyMap<string, Provider>;
+  /** Places in `list`, ascending, by type, provider id and token address (token, tokenA, tokenB). */
+  byType: ReadonlyMap<MarketType, readonly number[]>;
+  byProvider: ReadonlyMap<string, readonly number[]>;
+  byAsset: ReadonlyMap<string, readonly number[]>;
+  /** Places a filter selects, by the filter's canonical key, filled as filters are asked for. */
+  matches: LRUCache<string, readonly number[]>;
+  builtAt: number;
+  /** Body bytes the read took. */
+  bytes: number;
+}
+
+/** The token addresses the listing's `asset` filter matches: token, tokenA, tokenB. */
+export function filterTokenAddresses(market: Market): string[] {
+  switch (market.type) {
+    case 'YIELD':
+    case 'LENDING':
+    case 'REWARD':
+      return [market.token.address];
+    case 'LOOP':
+    case 'PERPETUAL':
+      return [market.tokenA.address, market.tokenB.address];
+    case 'PREDICTION':
+      return [];
+  }
+}
+
+function append<K>(map: Map<K, number[]>, key: K, place: number): void {
+  const places = map.get(key);
+  if (!places) map.set(key, [place]);
+  else if (places.at(-1) !== place) places.push(place);
+}
+
+export function buildSnapshot(list: Market[], builtAt: number, bytes: number): Snapshot {
+  const markets = new Map<string, Market>();
+  const ordinal = new Map<string, number>();
+  const providers = new Map<string, Provider>();
+  const byType = new Map<MarketType, number[]>();
+  const byProvider = new Map<string, number[]>();
+  const byAsset = new Map<string, number[]>();
+  list.forEach((market, place) => {
+    markets.set(market.marketId, market);
+    ordinal.set(market.marketId, place);
+    if (!providers.has(market.provider.providerId)) providers.set(market.provider.providerId, market.provider);
+    append(byType, market.type, place);
+    append(byProvider, market.provider.providerId, place);
+    for (const address of filterTokenAddresses(market)) append(byAsset, address, place);
+  });
+  return { list, markets, ordinal, providers, byType, byProvider, byAsset, matches: new LRUCache({ max: MATCH_CACHE_SIZE }), builtAt, bytes };
+}
