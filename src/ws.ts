@@ -19,7 +19,7 @@ const MAX_MESSAGE_BYTES = 1024 * 1024;
 const CLOSE_GRACE_MS = 2000;
 /**
  * Operations one socket may run at once (subscriptions mostly: queries end by themselves). Each live
- * subscription holds a listener and its own loaders, so one client must not open them without bound.
+ * subscription holds a listener and its own data sources, so one client must not open them without bound.
  */
 export const MAX_OPERATIONS_PER_SOCKET = 100;
 /** Larger than any `complete` message with a sensible id. */

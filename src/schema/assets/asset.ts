@@ -75,12 +75,12 @@ async function complete(asset: AssetView, ctx: Context): Promise<AssetView | nul
   return asset.summaryOnly ? loadAsset(asset.assetId, ctx) : asset;
 }
 
-/** A token of a market or position as an `Asset`, through the asset loader (which falls back to the token record). */
+/** A token of a market or position as an `Asset`, through the assets data source (which falls back to the token record). */
 export function resolveToken(ref: TokenRef | null, ctx: Context): Promise<AssetView | null> | null {
   return ref ? ctx.assets.token(ref) : null;
 }
 
-/** An asset by id through the request's asset loader; null when the assets service does not know it. */
+/** An asset by id through the request's assets data source; null when the assets service does not know it. */
 export function loadAsset(id: string, ctx: Context): Promise<AssetView | null> {
   return ctx.assets.asset(id);
 }
