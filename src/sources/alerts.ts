@@ -4,7 +4,7 @@ import type { Services } from '../services.js';
 import { appKeyHash } from '../stores/verified-callers.js';
 import type { PushDevice, SubscriberCredentials, SubscriptionChange } from '../upstream/index.js';
 import type { CallScope } from '../upstream/scope.js';
-import { asError, eventScope } from './common.js';
+import { eventScope } from './common.js';
 import { createAlertsReads, type AlertsDataKind, type AlertsReads, type InboxPageKey } from './alerts-reads.js';
 
 /** What a send answers; remembered with its idempotency key, so that a repeat answers the same. */
@@ -20,6 +20,8 @@ export interface SendOnce {
   fingerprint: string;
 }
 
+type AlertsServices = Pick<Services, 'upstream' | 'verifiedCallers' | 'idempotency'>;
+
 /**
  * The alerts service as one request sees it: built once per request with the caller's credentials
  * and the operation's call scope, which no resolver passes. Reads are loaded at most once per request
@@ -29,13 +31,13 @@ export interface SendOnce {
  * `UNAUTHENTICATED`); upstream failures reject with the client's `UpstreamError`.
  */
 export class AlertsSource {
-  readonly #services: Pick<Services, 'upstream' | 'verifiedCallers' | 'idempotency'>;
+  readonly #services: AlertsServices;
   readonly #credentials: Credentials;
   #scope: CallScope;
   /** Built on the first read: most operations read nothing of the alerts service. */
-  #reads: AlertsReads | undefined;
+  #memo: AlertsReads | undefined;
 
-  constructor(services: Pick<Services, 'upstream' | 'verifiedCallers' | 'idempotency'>, credentials: Credentials, scope: CallScope = {}) {
+  constructor(services: AlertsServices, credentials: Credentials, scope: CallScope = {}) {
     this.#services = services;
     this.#credentials = credentials;
     this.#scope = scope;
@@ -57,17 +59,17 @@ export class AlertsSource {
 
   /** `GET /v2/auth`: whose token this is (remembered across requests, see `alerts-reads.ts`). */
   identity(): Promise<Identity> {
-    return this.#read((reads) => reads.identity());
+    return this.#reads()?.identity() ?? this.#refused();
   }
 
   /** `GET /v2/channels`: one channel per listing key. */
   channels(): Promise<Channel[]> {
-    return this.#read((reads) => reads.channels());
+    return this.#reads()?.channels() ?? this.#refused();
   }
 
   /** `GET /v2/apps`: every app, with the caller's subscription state and topics. */
   apps(): Promise<App[]> {
-    return this.#read((reads) => reads.apps());
+    return this.#reads()?.apps() ?? this.#refused();
   }
 
   /** One app of the listing; `null` when the listing has no such app. */
@@ -77,22 +79,22 @@ export class AlertsSource {
 
   /** `GET /v2/history` for exactly these arguments. */
   inbox(key: InboxPageKey): Promise<InboxPage> {
-    return this.#read((reads) => reads.inbox(key));
+    return this.#reads()?.inbox(key) ?? this.#refused();
   }
 
   /** The unread count and last-read mark of one app's inbox (`null`: the unified inbox). */
   summary(appId: string | null): Promise<InboxSummary> {
-    return this.#read((reads) => reads.summary(appId));
+    return this.#reads()?.summary(appId) ?? this.#refused();
   }
 
   /** How many notifications the inbox holds; `null` when it holds more than `INBOX_COUNT_MAX_PAGES` pages. */
   inboxCount(appId: string | null): Promise<number | null> {
-    return this.#read((reads) => reads.inboxCount(appId));
+    return this.#reads()?.inboxCount(appId) ?? this.#refused();
   }
 
   /** Forgets what a change made stale, so later reads in the same request see the new state. */
   invalidate(kind: AlertsDataKind): void {
-    this.#reads?.invalidate(kind);
+    this.#memo?.invalidate(kind);
   }
 
   prepareEmailChannel(email: string): Promise<Channel> {
@@ -166,7 +168,7 @@ export class AlertsSource {
 
   /** Starts a subscription's event: forgets what earlier events read, and calls with the event's scope. */
   startEvent(): void {
-    this.#reads = undefined;
+    this.#memo = undefined;
     this.#scope = eventScope(this.#scope);
   }
 
@@ -174,12 +176,15 @@ export class AlertsSource {
     return this.#services.upstream.alerts;
   }
 
-  #read<T>(load: (reads: AlertsReads) => Promise<T>): Promise<T> {
-    try {
-      return load((this.#reads ??= createAlertsReads(this.#services, this.requireSubscriber(), this.#scope)));
-    } catch (error) {
-      return Promise.reject(asError(error));
-    }
+  /** The request's reads; null when it carries no subscriber credentials. */
+  #reads(): AlertsReads | null {
+    const { subscriber } = this.#credentials;
+    return subscriber ? (this.#memo ??= createAlertsReads(this.#services, subscriber, this.#scope)) : null;
+  }
+
+  /** A read without subscriber credentials: refused as `requireSubscriber` refuses, as a rejection. */
+  #refused(): Promise<never> {
+    return Promise.reject(new MissingCredentialsError('subscriber'));
   }
 
   async #write<T>(invalidates: readonly AlertsDataKind[], call: (creds: SubscriberCredentials, scope: CallScope) => Promise<T>): Promise<T> {
