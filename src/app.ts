@@ -6,10 +6,11 @@ import { isInterfaceType, isObjectType, type GraphQLError } from 'graphql';
 import type { Registry } from 'prom-client';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from './config.js';
-import { createContext, ledgerAsked, type Context, type ServerContext } from './context.js';
+import type { RequestContext, ServerContext } from './context.js';
 import { maskError, useNoRequestEcho } from './errors.js';
 import { useGraphQLStreamPath } from './events/stream-path.js';
 import { useRateLimit } from './plugins/rate-limit.js';
+import { useCredentials } from './plugins/credentials.js';
 import { createStreamCaps, type StreamCaps } from './plugins/stream-caps.js';
 import { useEventsWebhook } from './events/webhook.js';
 import { boundedParseCache, useDocumentLimits } from './plugins/document-limits.js';
@@ -30,6 +31,7 @@ import { useWireEncoding } from './plugins/wire-encoding.js';
 import { schema } from './schema/index.js';
 import { createResponseCacheStore } from './response-cache/store.js';
 import type { Services } from './services.js';
+import { createRequestContext, ledgerAsked } from './request-context.js';
 
 /**
  * Largest request body Yoga reads (413 beyond; Yoga's default is 25 MB). The largest real body is a
@@ -47,7 +49,7 @@ export interface AppOptions {
 }
 
 export interface App {
-  yoga: YogaServerInstance<ServerContext, Context>;
+  yoga: YogaServerInstance<ServerContext, RequestContext>;
   /** Readiness turns 503 while draining on shutdown. */
   setDraining(draining: boolean): void;
   /** Readiness is 503 while `starting` (the entry point sets it until the services have started). */
@@ -69,9 +71,10 @@ export function createApp(options: AppOptions): App {
   });
   const parseCache = boundedParseCache();
   const streams = createStreamCaps({ perClient: config.maxStreamsPerClient, perProcess: config.maxStreams, registry: services.registry });
-  const yoga: YogaServerInstance<ServerContext, Context> = createYoga<ServerContext, Context>({
+  const yoga: YogaServerInstance<ServerContext, RequestContext> = createYoga<ServerContext, RequestContext>({
     schema,
-    context: (initial) => createContext(initial, services),
+    // The per-request root; the plugins before it hand it the caller and the deadline in the server context.
+    context: (initial) => createRequestContext(initial, services),
     graphqlEndpoint: '/graphql',
     healthCheckEndpoint: '/health',
     // Browsers on the listed origins only (CORS_ORIGINS), credentials included; any other origin gets no
@@ -104,6 +107,7 @@ export function createApp(options: AppOptions): App {
     plugins: [
       ...(config.tracing ? [useTracing()] : []),
       useRequestId(),
+      useCredentials(),
       useRequestDeadline({ defaultMs: config.requestTimeoutDefaultMs, maxMs: config.requestTimeoutMaxMs }),
       useStrictUrlParams(),
       useDocumentLimits(),

@@ -1,55 +1,40 @@
 import type { YogaInitialContext } from 'graphql-yoga';
-import { freshnessBound, readCacheControl } from './cache-control.js';
-import { readCredentials, type Credentials } from './credentials.js';
-import { createLoaders, type Loaders } from './loaders/index.js';
-import type { Config } from './config.js';
+import type { Credentials } from './credentials.js';
 import type { Services } from './services.js';
-import { deadlineOf } from './plugins/request-deadline.js';
-import { CallBudget } from './upstream/budget.js';
-import { OperationDeadline } from './upstream/deadline.js';
-import { UpstreamLedger } from './upstream/ledger.js';
+import type { DataSources } from './sources/index.js';
+import type { OperationDeadline } from './upstream/deadline.js';
 import type { CallScope } from './upstream/scope.js';
 
-/** What the HTTP server adds to each request's context (node's req/res under `createServer(yoga)`). */
-export type ServerContext = Record<string, unknown>;
+/**
+ * The per-request values plugins hand on before the operation runs, in the server context. Yoga
+ * builds the operation's context on that very object, so a value a plugin sets in `onRequest` or
+ * `onParams` is there when the per-request root builds the context, whatever the order of the plugins.
+ */
+export interface PluginValues {
+  /** The caller, read from the headers once per request (plugins/credentials.ts; ws.ts over WebSocket). */
+  credentials?: Credentials;
+  /** The operation's deadline, counted from the request's arrival (plugins/request-deadline.ts). */
+  deadline?: OperationDeadline;
+}
 
-export interface Context extends YogaInitialContext {
+/**
+ * What each request's context starts as: what the HTTP server hands to Yoga (node's `req` and `res`;
+ * `req` and `socket` over WebSocket, ws.ts), and the values the plugins hand on.
+ */
+export type ServerContext = Record<string, unknown> & PluginValues;
+
+/** What the per-request root (request-context.ts) adds to it. */
+export interface RequestContext extends DataSources {
   services: Services;
+  /** The caller's credentials; only the data sources pass them on, and only to the alerts service. */
   credentials: Credentials;
   /**
    * What every upstream call made for this operation carries: the request's signal, the operation's
-   * call budget and deadline, its ledger when the client asked for one, and the client's freshness bound.
+   * call budget and deadline, its ledger when the client asked for one, and the client's freshness
+   * bound. Held by the data sources, which pass it to every call.
    */
   scope: CallScope;
-  /** Per-request DataLoaders: created here for every request, never shared. */
-  loaders: Loaders;
 }
 
-export function createContext(initial: YogaInitialContext, services: Services): Context {
-  const credentials = readCredentials(initial.request.headers);
-  // One request is one operation (over WebSocket too: each gets a request of its own). A subscription's
-  // events are not counted: each gets loaders of its own without the budget (schema/events/event.ts).
-  const freshness = freshnessBound(readCacheControl(initial.request.headers.get('cache-control')));
-  // The deadline counts from the request's arrival; an operation over WebSocket gets the default from now.
-  const { config } = services;
-  const deadline = deadlineOf(initial.request) ?? new OperationDeadline(config.requestTimeoutDefaultMs);
-  const scope: CallScope = {
-    signal: initial.request.signal,
-    budget: new CallBudget(config.upstreamCallBudget),
-    deadline,
-    ...(ledgerAsked(initial.request, config) ? { ledger: new UpstreamLedger() } : {}),
-    ...(freshness ? { freshness } : {}),
-  };
-  return { ...initial, services, credentials, scope, loaders: createLoaders(services, credentials, scope) };
-}
-
-const LEDGER_HEADER = 'x-gateway-debug';
-
-/**
- * Whether a request gets the upstream ledger: it sends `X-Gateway-Debug: 1` and the configuration
- * allows it (`DEBUG_LEDGER`: on in development, off in production unless turned on). `createContext`
- * then gives the operation's `CallScope` a ledger; otherwise none is allocated.
- */
-export function ledgerAsked(request: Request, config: Pick<Config, 'debugLedger'>): boolean {
-  return config.debugLedger && request.headers.get(LEDGER_HEADER)?.trim() === '1';
-}
+/** The context every resolver and execution hook sees. */
+export type Context = YogaInitialContext & PluginValues & RequestContext;

@@ -44,12 +44,13 @@ export function subscriberKey({ authorization, clientKey }: SubscriberCredential
 }
 
 /**
- * A subscriber read or change asked of a request that carries no `Authorization` header. Thrown
- * before any upstream call; `maskError` (errors.ts) answers it with `UNAUTHENTICATED`.
+ * A call that needs credentials the request does not carry: a subscriber read or change without an
+ * `Authorization` header, or a send without `X-Service-Api-Key`. Thrown by the alerts data source
+ * (sources/alerts.ts) before any upstream call; `maskError` (errors.ts) answers it with `UNAUTHENTICATED`.
  */
 export class MissingCredentialsError extends Error {
-  constructor() {
-    super('The request carries no subscriber credentials.');
+  constructor(readonly needed: 'subscriber' | 'apiKey' = 'subscriber') {
+    super(needed === 'subscriber' ? 'The request carries no subscriber credentials.' : 'The request carries no app key.');
     this.name = 'MissingCredentialsError';
   }
 }

@@ -52,7 +52,9 @@ export const maskError: YogaMaskedErrorOpts['maskError'] = (error, message, isDe
 /** The public error of a failure the layers below the schema raise; `null` for anything else. */
 function publicError(error: unknown): GraphQLError | null {
   if (error instanceof UpstreamError) return toGraphQLError(error);
-  if (error instanceof MissingCredentialsError) return unauthenticated();
+  if (error instanceof MissingCredentialsError) {
+    return error.needed === 'apiKey' ? unauthenticated("Sending needs the app's key: send the X-Service-Api-Key header.") : unauthenticated();
+  }
   return null;
 }
 

@@ -4,7 +4,8 @@ import type { Context as GraphQLWsContext, SubscribePayload } from 'graphql-ws';
 import { useServer, type Extra } from 'graphql-ws/use/ws';
 import type { YogaServerInstance } from 'graphql-yoga';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import type { Context, ServerContext } from './context.js';
+import type { RequestContext, ServerContext } from './context.js';
+import { readCredentials } from './credentials.js';
 import { badUserInput, gatewayError } from './errors.js';
 
 /** What graphql-ws's `execute`/`subscribe` answer: a result, or a stream of them. */
@@ -18,7 +19,7 @@ const MAX_MESSAGE_BYTES = 1024 * 1024;
 const CLOSE_GRACE_MS = 2000;
 /**
  * Operations one socket may run at once (subscriptions mostly: queries end by themselves). Each live
- * subscription holds a listener and its own loaders, so one client must not open them without bound.
+ * subscription holds a listener and its own data sources, so one client must not open them without bound.
  */
 export const MAX_OPERATIONS_PER_SOCKET = 100;
 /** Larger than any `complete` message with a sensible id. */
@@ -35,7 +36,7 @@ export interface GraphQLWsOptions {
 export const CLOSE_TOO_MANY_CONNECTIONS = 4429;
 
 type WsContext = GraphQLWsContext<Record<string, unknown> | undefined, Extra>;
-type Enveloped = ReturnType<YogaServerInstance<ServerContext, Context>['getEnveloped']>;
+type Enveloped = ReturnType<YogaServerInstance<ServerContext, RequestContext>['getEnveloped']>;
 
 /**
  * GraphQL over WebSocket (`graphql-transport-ws`, the graphql-ws library) on the HTTP server's own port
@@ -46,7 +47,7 @@ type Enveloped = ReturnType<YogaServerInstance<ServerContext, Context>['getEnvel
  */
 export function attachGraphQLWs(
   httpServer: Server,
-  yoga: YogaServerInstance<ServerContext, Context>,
+  yoga: YogaServerInstance<ServerContext, RequestContext>,
   options: GraphQLWsOptions,
 ): () => Promise<void> {
   const wss = new WebSocketServer({ server: httpServer, path: yoga.graphqlEndpoint, maxPayload: MAX_MESSAGE_BYTES });
@@ -109,20 +110,19 @@ export function attachGraphQLWs(
 
   /** The operation's execution arguments, or the errors that answer it (syntax, validation, limits). */
   async function prepare(ctx: WsContext, params: SubscribePayload, signal: AbortSignal): Promise<ExecutionArgs | readonly GraphQLError[]> {
-    // No Fetch request exists here; this one stands for the operation, so `createContext` and the
-    // resolvers read credentials and the abort signal from it as they do over HTTP. A POST: Yoga's
-    // parse hook refuses mutations on GET requests.
-    const request = new Request(new URL(yoga.graphqlEndpoint, 'http://localhost'), {
-      method: 'POST',
-      headers: credentialHeaders(ctx.connectionParams),
-      signal,
-    });
+    // No Fetch request exists here; this one stands for the operation, so the plugins and the
+    // resolvers read its headers and abort signal as they do over HTTP. A POST: Yoga's parse hook
+    // refuses mutations on GET requests. No `onRequest` runs here: the caller is read from the
+    // credential headers now, as `useCredentials` reads it over HTTP.
+    const headers = credentialHeaders(ctx.connectionParams);
+    const request = new Request(new URL(yoga.graphqlEndpoint, 'http://localhost'), { method: 'POST', headers, signal });
     const enveloped = yoga.getEnveloped({
       request,
       params,
       connectionParams: ctx.connectionParams,
       req: ctx.extra.request,
       socket: ctx.extra.socket,
+      credentials: readCredentials(headers),
     });
     const schema = enveloped.schema as GraphQLSchema;
     let document: DocumentNode;

@@ -4,8 +4,8 @@ import { Kind, OperationTypeNode, type DocumentNode, type ExecutionResult, type 
 import type { Plugin } from 'graphql-yoga';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { Context } from '../context.js';
-import { readCredentials, subscriberKey } from '../credentials.js';
+import type { Context, ServerContext } from '../context.js';
+import { subscriberKey, type Credentials } from '../credentials.js';
 import { isCacheRefresh, servedFromCache } from '../response-cache/plugin.js';
 import { gatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -27,6 +27,7 @@ export interface RateLimitOptions {
 }
 
 const WINDOW_SECONDS = 60;
+const ANONYMOUS: Credentials = { subscriber: null, apiKey: null };
 
 /**
  * A rate limit per caller: `perMinute` operations in a fixed one-minute window. The unit is one
@@ -88,9 +89,11 @@ export function useRateLimit(options: RateLimitOptions): Plugin<Context> {
     // An answer from the response cache never reaches execution; it is one operation of its caller too
     // (a query: sends are never cached).
     async onResultProcess(payload) {
-      const { request, result, serverContext } = payload;
+      const { request, result } = payload;
       if (!servedFromCache(result)) return;
-      const refused = await check({ credentials: readCredentials(request.headers), request, services: options.services, ...(serverContext as object) }, undefined);
+      // The caller `useCredentials` read for the response cache's lookup (none read: counted by its address).
+      const { credentials = ANONYMOUS, req } = payload.serverContext as ServerContext;
+      const refused = await check({ credentials, request, services: options.services, ...(req ? { req: req as IncomingMessage } : {}) }, undefined);
       if (refused) payload.setResult(refused);
     },
   };

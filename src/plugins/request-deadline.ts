@@ -1,4 +1,5 @@
 import type { Plugin } from 'graphql-yoga';
+import type { ServerContext } from '../context.js';
 import { gatewayError } from '../errors.js';
 import { OperationDeadline } from '../upstream/deadline.js';
 
@@ -11,26 +12,22 @@ export interface RequestDeadlineOptions {
   maxMs: number;
 }
 
+/** When each request arrived: the deadline counts from then. */
 const received = new WeakMap<Request, number>();
-const deadlines = new WeakMap<Request, OperationDeadline>();
-
-/** The deadline of the operation a request carries; undefined when the request did not come through `useRequestDeadline` (WebSocket). */
-export function deadlineOf(request: Request): OperationDeadline | undefined {
-  return deadlines.get(request);
-}
 
 /**
  * Gives each GraphQL request a deadline counted from its arrival: the client's `X-Request-Timeout-Ms`
  * (a whole number of milliseconds above 0, capped at `maxMs`), else `defaultMs`. Anything else in the
- * header is refused with HTTP 400 `BAD_USER_INPUT` before the operation runs. `createContext` puts the
- * deadline in the operation's `CallScope`, where every upstream call reads the time left.
+ * header is refused with HTTP 400 `BAD_USER_INPUT` before the operation runs. The deadline is handed
+ * on in the server context (`ServerContext.deadline`), where the per-request root puts it in the
+ * operation's `CallScope` (request-context.ts); every upstream call reads the time left from there.
  */
-export function useRequestDeadline(options: RequestDeadlineOptions): Plugin {
+export function useRequestDeadline(options: RequestDeadlineOptions): Plugin<Record<string, unknown>, ServerContext> {
   return {
     onRequest({ request }) {
       received.set(request, performance.now());
     },
-    onParams({ request }) {
+    onParams({ request, context }) {
       const sent = request.headers.get(HEADER);
       let ms = options.defaultMs;
       if (sent !== null) {
@@ -44,7 +41,7 @@ export function useRequestDeadline(options: RequestDeadlineOptions): Plugin {
         }
         ms = Math.min(Number(value), options.maxMs);
       }
-      deadlines.set(request, new OperationDeadline(ms, received.get(request)));
+      (context).deadline = new OperationDeadline(ms, received.get(request));
     },
   };
 }

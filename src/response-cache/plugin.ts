@@ -7,7 +7,7 @@ import type { ResponseCacheTtls } from '../config.js';
 import type { Context } from '../context.js';
 import { readCacheControl } from '../cache-control.js';
 import { MAX_DOCUMENT_BYTES, MAX_DOCUMENT_NESTING, nestsDeeperThan } from '../plugins/document-limits.js';
-import { readCredentials, subscriberKey } from '../credentials.js';
+import { subscriberKey } from '../credentials.js';
 import { heldFreshness, PUBLIC_OWNER, resultBody, type ResponseCacheStore } from './store.js';
 import { documentPolicy, type CachePolicy } from './policy.js';
 import { WIRE_FORMS, type WireForms } from './etag.js';
@@ -204,7 +204,11 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
       let policy = query && !bypass ? policyOf(query) : null;
       // Cached results are at most `ttlMs` old: only a shorter bound could be missed by one.
       if (policy && cacheControl.maxAgeMs !== null && cacheControl.maxAgeMs < policy.ttlMs) policy = null;
-      const credentials = policy?.scope === 'PRIVATE' ? readCredentials(request.headers).subscriber : null;
+      // The caller `useCredentials` read once for this request (the context holds the same); without
+      // one, a private answer is not cached rather than keyed as public.
+      const caller = (context as Partial<Context>).credentials;
+      if (policy?.scope === 'PRIVATE' && !caller) policy = null;
+      const credentials = policy?.scope === 'PRIVATE' ? caller!.subscriber : null;
       const owner = credentials ? subscriberKey(credentials) : PUBLIC_OWNER;
       const refresh = policy !== null && request.headers.get(REFRESH_HEADER) === refreshNonce;
       if (refresh) refreshRequests.add(request);

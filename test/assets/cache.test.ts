@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { createAssetLoaders } from '../../src/loaders/assets.js';
+import { AssetsSource } from '../../src/sources/assets.js';
 import type { TokenRef } from '../../src/models/index.js';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { CallBudget } from '../../src/upstream/budget.js';
@@ -119,7 +119,7 @@ describe('metadataSource and the call budget', () => {
     const cached = await gw.execute(METADATA, { ids });
     expect(cached.data!['assets']).toEqual(cold.data!['assets'].map((a: any) => ({ ...a, metadataSource: 'CACHE' })));
     // A market's or position's token is metadata too.
-    expect(await createAssetLoaders(gw.services).token(tokenRecord(gw, SOL))).toMatchObject({ assetId: SOL, metadataSource: 'CACHE' });
+    expect(await new AssetsSource(gw.services).token(tokenRecord(gw, SOL))).toMatchObject({ assetId: SOL, metadataSource: 'CACHE' });
     expect(calls(gw)).toBe(3);
 
     const priced = await gw.execute(PRICED, { ids });
@@ -162,21 +162,22 @@ describe('metadataSource and the call budget', () => {
   test('the price is looked up once per loaded asset: again only when the asset is loaded again (a subscription\'s next event)', async () => {
     const clock = fakeClock();
     const gw = await gateway({ assetCache: { now: clock.now, priceTtlMs: 1_000, staleWhileRevalidateMs: 0 } });
-    const loaders = createAssetLoaders(gw.services);
-    const first = (await loaders.asset.load(SOL))!;
+    const source = new AssetsSource(gw.services);
+    const first = (await source.asset(SOL))!;
     // Fetched for this request: its price is used as is.
-    expect(await loaders.price(first)).toBe(first);
+    expect(await source.price(first)).toBe(first);
     expect(calls(gw)).toBe(1);
 
     clock.advance(5_000);
-    expect(await loaders.price(first)).toBe(first);
+    expect(await source.price(first)).toBe(first);
     expect(calls(gw)).toBe(1);
 
-    const reloaded = (await loaders.asset.clear(SOL).load(SOL))!;
+    source.startEvent();
+    const reloaded = (await source.asset(SOL))!;
     expect(reloaded.metadataSource).toBe('CACHE');
-    const priced = await loaders.price(reloaded);
+    const priced = await source.price(reloaded);
     expect(priced).toMatchObject({ assetId: SOL, metadataSource: 'PRIMARY' });
-    expect(await loaders.price(reloaded)).toBe(priced);
+    expect(await source.price(reloaded)).toBe(priced);
     expect(calls(gw)).toBe(2);
   });
 
@@ -405,7 +406,7 @@ describe('the second assets service', () => {
 describe('token(ref): the asset of a market or position token', () => {
   test('the asset when the assets service has it', async () => {
     const gw = await gateway();
-    const asset = await createAssetLoaders(gw.services).token(tokenRecord(gw, SOL));
+    const asset = await new AssetsSource(gw.services).token(tokenRecord(gw, SOL));
     expect(asset).toMatchObject({ assetId: SOL, type: 'TOKEN', metadataSource: 'PRIMARY', description: expect.any(String) });
     expect(asset!.price).not.toBeNull();
   });
@@ -413,7 +414,7 @@ describe('token(ref): the asset of a market or position token', () => {
   test('the record itself, price unknown but not an outage, when the service does not know the token', async () => {
     const gw = await gateway();
     const ref: TokenRef = { assetId: 'solana:NewMint1111111111111111111111111111111111', address: 'NewMint1111111111111111111111111111111111', symbol: 'NEW', decimals: 6, icon: null, name: null };
-    const asset = await createAssetLoaders(gw.services).token(ref);
+    const asset = await new AssetsSource(gw.services).token(ref);
     expect(asset).toMatchObject({ assetId: ref.assetId, symbol: 'NEW', name: 'NEW', decimals: 6, metadataSource: 'FALLBACK', price: null });
     expect(asset!.priceUnavailable).toBe(false);
   });
@@ -422,7 +423,7 @@ describe('token(ref): the asset of a market or position token', () => {
     const gw = await gateway();
     gw.sim.controls.setFault({ service: 'assets' }, { status: 503 });
     const record = tokenRecord(gw, SOL);
-    const asset = await createAssetLoaders(gw.services).token(record);
+    const asset = await new AssetsSource(gw.services).token(record);
     expect(asset).toMatchObject({ symbol: 'SOL', metadataSource: 'FALLBACK', price: null, priceUnavailable: true });
 
     const res = await gw.execute(ASSET, { id: SOL });
@@ -431,7 +432,7 @@ describe('token(ref): the asset of a market or position token', () => {
 
   test('is reached when the assets URL refuses connections from the start', async () => {
     const gw = await gateway({ upstream: { assetsUrl: await closedPortUrl() } });
-    const asset = await createAssetLoaders(gw.services).token(tokenRecord(gw, SOL));
+    const asset = await new AssetsSource(gw.services).token(tokenRecord(gw, SOL));
     expect(asset).toMatchObject({ symbol: 'SOL', metadataSource: 'FALLBACK', priceUnavailable: true });
   });
 });

@@ -11,11 +11,11 @@ export const TopicRef = builder.objectRef<TopicView>('Topic');
 
 /** The app of the caller's apps listing (one `GET /v2/apps` per request) that a partial record stands for. */
 function listed(app: SubscribedApp, ctx: Context): Promise<App | null> {
-  return ctx.loaders.alerts.app(app.appId);
+  return ctx.alerts.app(app.appId);
 }
 
 async function listedTopic(topicId: string, ctx: Context): Promise<Topic | null> {
-  for (const app of await ctx.loaders.alerts.apps()) {
+  for (const app of await ctx.alerts.apps()) {
     const topic = app.topics.find((t) => t.topicId === topicId);
     if (topic) return topic;
   }
@@ -26,7 +26,7 @@ builder.node(SubscribedAppRef, {
   description:
     "An app that sends notifications, with the caller's subscription to it. The same type serves the apps listing, a channel's apps and a notification's app; what a record lacks comes from the caller's apps listing.",
   id: { description: 'Opaque global id (for `node(id:)`).', resolve: (app) => app.appId },
-  loadOne: (appId, ctx) => (isUuid(appId) ? ctx.loaders.alerts.app(appId) : null),
+  loadOne: (appId, ctx) => (isUuid(appId) ? ctx.alerts.app(appId) : null),
   fields: (t) => ({
     appId: t.exposeString('appId', { nullable: false, description: "The alerts service's own id of the app (a UUID)." }),
     name: t.string({

@@ -16,7 +16,7 @@ builder.node(ChannelRef, {
   description:
     "One of the caller's notification channels, as listed under its key. The key is where the channel is listed, `type` what its record says: they can differ (a record of type EMAIL may be listed under TELEGRAM).",
   id: { description: 'Opaque global id (for `node(id:)`).', resolve: (channel) => channel.id },
-  loadOne: async (id, ctx) => (await ctx.loaders.alerts.channels()).find((channel) => channel.id === id) ?? null,
+  loadOne: async (id, ctx) => (await ctx.alerts.channels()).find((channel) => channel.id === id) ?? null,
   fields: (t) => ({
     key: t.exposeString('key', { nullable: false, description: 'The listing key, as the alerts service sent it (`EMAIL`, `TELEGRAM`, ...).' }),
     type: t.field({

@@ -1,4 +1,4 @@
-import { INBOX_MAX_LIMIT, type AlertsLoaders } from '../../loaders/alerts.js';
+import { INBOX_MAX_LIMIT, type AlertsSource } from '../../sources/index.js';
 import type { Notification } from '../../models/alerts.js';
 import type { PageInfo } from '../common/cursor.js';
 import { boundCursors, type UpstreamCursors, type UpstreamPosition } from '../common/upstream-page.js';
@@ -46,7 +46,7 @@ export function inboxCursors(appId: string | null): UpstreamCursors {
 
 /** `first` notifications after `after` (newest first) in one app's inbox or the unified one. */
 export async function readInbox(
-  alerts: AlertsLoaders,
+  alerts: AlertsSource,
   args: { appId: string | null; first: number; after: UpstreamPosition | null },
 ): Promise<InboxConnection> {
   const { appId, first, after } = args;
@@ -95,7 +95,7 @@ export const NODE_SCAN_PAGES = 5;
  * stopping early once past its timestamp. Older notifications are not found (`null`).
  */
 export async function findNotification(
-  alerts: AlertsLoaders,
+  alerts: AlertsSource,
   key: { appId: string | null; timestamp: string; notificationId: string },
 ): Promise<InboxNotification | null> {
   const target = Date.parse(key.timestamp);

@@ -41,7 +41,7 @@ builder.node(NotificationRef, {
     resolve: (n: InboxNotification) => JSON.stringify([n.app?.appId ?? n.scopeAppId ?? null, n.timestamp, n.notificationId]),
     parse: parseNotificationKey,
   },
-  loadOne: (key, ctx) => (key ? findNotification(ctx.loaders.alerts, key) : null),
+  loadOne: (key, ctx) => (key ? findNotification(ctx.alerts, key) : null),
   fields: (t) => ({
     notificationId: t.exposeString('notificationId', { nullable: false, description: "The alerts service's own id of the notification." }),
     title: t.exposeString('title', { nullable: false, description: 'Headline.' }),
@@ -52,7 +52,7 @@ builder.node(NotificationRef, {
     app: t.field({
       type: SubscribedAppRef,
       description: 'The app that sent it.',
-      resolve: (n: InboxNotification, _args, ctx) => n.app ?? (n.scopeAppId ? ctx.loaders.alerts.app(n.scopeAppId) : null),
+      resolve: (n: InboxNotification, _args, ctx) => n.app ?? (n.scopeAppId ? ctx.alerts.app(n.scopeAppId) : null),
     }),
     topic: t.field({ type: TopicRef, description: 'The topic it belongs to, if any.', resolve: (n) => n.topic }),
     actions: t.field({
@@ -74,7 +74,7 @@ export const NotificationConnectionRef = builder.connectionObject(
       totalCount: t.int({
         description:
           'How many notifications the inbox holds. The alerts service does not say, so the gateway counts them page by page (one call per 20) when this field is asked for; null beyond 200.',
-        resolve: (connection, _args, ctx) => ctx.loaders.alerts.inboxCount((connection as unknown as InboxConnection).appId),
+        resolve: (connection, _args, ctx) => ctx.alerts.inboxCount((connection as unknown as InboxConnection).appId),
       }),
     }),
   },

@@ -1,4 +1,4 @@
-import { INBOX_MAX_LIMIT } from '../../loaders/alerts.js';
+import { INBOX_MAX_LIMIT } from '../../sources/index.js';
 import { builder } from '../builder.js';
 import { pageCost } from '../common/cost.js';
 import { ChannelRef, SubscribedAppRef, SubscriberRef, WalletRef } from '../refs.js';
@@ -15,7 +15,7 @@ builder.node(SubscriberRef, {
     "The signed-in subscriber of the alerts service: whoever the request's token belongs to. Only the caller's own subscriber can be read.",
   id: { description: 'Opaque global id (for `node(id:)`).', resolve: (subscriber) => subscriber.walletAddress },
   loadOne: async (walletAddress, ctx) => {
-    const me = await ctx.loaders.alerts.identity();
+    const me = await ctx.alerts.identity();
     return me.walletAddress === walletAddress ? me : null;
   },
   fields: (t) => ({
@@ -29,7 +29,7 @@ builder.node(SubscriberRef, {
     channels: t.field({
       type: [ChannelRef],
       description: 'Every channel the subscriber set up, one per listing key.',
-      resolve: (_subscriber, _args, ctx) => ctx.loaders.alerts.channels(),
+      resolve: (_subscriber, _args, ctx) => ctx.alerts.channels(),
     }),
     channel: t.field({
       type: ChannelRef,
@@ -37,12 +37,12 @@ builder.node(SubscriberRef, {
         'The channel listed under this key (`TELEGRAM` returns what is listed under TELEGRAM, whatever its record says); null when not set up. `UNKNOWN` matches no key: read `channels` for keys this gateway does not know.',
       args: { type: t.arg({ type: ChannelTypeEnum, required: true, description: 'The listing key.' }) },
       resolve: async (_subscriber, { type }, ctx) =>
-        type === 'UNKNOWN' ? null : ((await ctx.loaders.alerts.channels()).find((c) => c.key.toUpperCase() === type) ?? null),
+        type === 'UNKNOWN' ? null : ((await ctx.alerts.channels()).find((c) => c.key.toUpperCase() === type) ?? null),
     }),
     apps: t.field({
       type: [SubscribedAppRef],
       description: 'Every app of the alerts service, with whether the subscriber is subscribed and to which topics.',
-      resolve: (_subscriber, _args, ctx) => ctx.loaders.alerts.apps(),
+      resolve: (_subscriber, _args, ctx) => ctx.alerts.apps(),
     }),
     inbox: t.field({
       type: NotificationConnectionRef,
@@ -57,13 +57,13 @@ builder.node(SubscriberRef, {
         const appId = appIdArg(args.appId);
         const first = firstArg(args.first, INBOX_MAX_LIMIT, INBOX_DEFAULT_FIRST);
         const after = args.after == null ? null : inboxCursors(appId).decode(args.after);
-        return readInbox(ctx.loaders.alerts, { appId, first, after });
+        return readInbox(ctx.alerts, { appId, first, after });
       },
     }),
     unreadCount: t.int({
       description: "How many notifications are unread: in one app's inbox, or in the unified inbox.",
       args: { appId: t.arg.string({ description: "One app's (its UUID); omitted: every subscribed app." }) },
-      resolve: async (_subscriber, args, ctx) => (await ctx.loaders.alerts.summary(appIdArg(args.appId))).unreadCount,
+      resolve: async (_subscriber, args, ctx) => (await ctx.alerts.summary(appIdArg(args.appId))).unreadCount,
     }),
   }),
 });
@@ -73,6 +73,6 @@ builder.queryFields((t) => ({
     type: SubscriberRef,
     description:
       "The caller, from the request's `Authorization` and `X-Service-Client-Key`; null with an UNAUTHENTICATED error when they are missing or refused.",
-    resolve: (_root, _args, ctx) => ctx.loaders.alerts.identity(),
+    resolve: (_root, _args, ctx) => ctx.alerts.identity(),
   }),
 }));

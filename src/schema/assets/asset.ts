@@ -75,14 +75,14 @@ async function complete(asset: AssetView, ctx: Context): Promise<AssetView | nul
   return asset.summaryOnly ? loadAsset(asset.assetId, ctx) : asset;
 }
 
-/** A token of a market or position as an `Asset`, through the asset loader (which falls back to the token record). */
+/** A token of a market or position as an `Asset`, through the assets data source (which falls back to the token record). */
 export function resolveToken(ref: TokenRef | null, ctx: Context): Promise<AssetView | null> | null {
-  return ref ? ctx.loaders.assets.token(ref) : null;
+  return ref ? ctx.assets.token(ref) : null;
 }
 
-/** An asset by id through the request's asset loader; null when the assets service does not know it. */
+/** An asset by id through the request's assets data source; null when the assets service does not know it. */
 export function loadAsset(id: string, ctx: Context): Promise<AssetView | null> {
-  return ctx.loaders.assets.asset.load(id);
+  return ctx.assets.asset(id);
 }
 
 builder.node(AssetRef, {
@@ -128,7 +128,7 @@ builder.node(AssetRef, {
       resolve: async (a, _args, ctx) => {
         const asset = await complete(a, ctx);
         if (!asset) return null;
-        const priced = await ctx.loaders.assets.price(asset);
+        const priced = await ctx.assets.price(asset);
         if (priced?.priceUnavailable) throw upstreamUnavailable('assets');
         return priced?.price ? { ...priced.price, freshness: priced.freshness } : null;
       },
@@ -166,7 +166,7 @@ builder.node(AssetRef, {
           const range = checkWindow(args, PRICE_HISTORY_WINDOW);
           const page = pagePlan(args, range);
           const load = (window: { from: Date; to: Date | null }) =>
-            ctx.loaders.assets.priceHistory.load({
+            ctx.assets.priceHistory({
               assetId: asset.assetId,
               from: window.from.toISOString(),
               to: window.to?.toISOString() ?? null,

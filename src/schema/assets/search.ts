@@ -64,13 +64,7 @@ builder.queryFields((t) => ({
       const first = checkFirst(args.first, SEARCH_PAGE);
       const read = resumeInUpstreamPage({ first, after: args.after }, SEARCH_PAGE.max, searchCursors(query, types));
 
-      const page = await ctx.services.upstream.assets.searchAssets({
-        query,
-        limit: read.limit,
-        cursor: read.cursor,
-        scope: ctx.scope,
-        ...(types ? { types } : {}),
-      });
+      const page = await ctx.assets.search({ query, limit: read.limit, cursor: read.cursor, ...(types ? { types } : {}) });
 
       const fetchedAt = Date.now();
       const { edges, pageInfo } = read.page(page.results, page.cursor);

@@ -18,7 +18,7 @@ export interface WindowArgs {
   resolution?: Resolution | null | undefined;
 }
 
-/** A window the upstream will accept, as the history loaders take it. */
+/** A window the upstream will accept, as the data sources' history reads take it. */
 export interface HistoryWindow<R extends Resolution> {
   from: Date;
   /** null = now. */

@@ -1,6 +1,5 @@
-import type { Context } from '../../context.js';
 import { badUserInput } from '../../errors.js';
-import { createLoaders } from '../../loaders/index.js';
+import { startEvent } from '../../sources/index.js';
 import { type Event, type EventFilter, type EventKind } from '../../events/model.js';
 import { isValidAssetId } from '../../upstream/index.js';
 import { loadAsset } from '../assets/asset.js';
@@ -31,19 +30,6 @@ export const PriceDirectionEnum = builder.enumType('PriceDirection', {
   values: { UP: { description: 'The price rose.' }, DOWN: { description: 'The price fell.' } },
 });
 
-/**
- * Gives the stream's context new loaders for the event about to be resolved. A subscription's
- * context lives as long as its stream and the executor hands that one object to every event, so
- * loaders kept from an earlier event would show its data and grow for the stream's lifetime. The
- * executor resolves a stream's events one after another (the next event is read once the previous
- * one is delivered), so the swap never reaches an event still being resolved. They take the
- * subscription's signal: it aborts when its subscriber goes away, the only one their reads serve. They
- * take no call budget: a subscription lives long and makes calls per event.
- */
-function withEventLoaders(event: Event, ctx: Context): Event {
-  ctx.loaders = createLoaders(ctx.services, ctx.credentials, { signal: ctx.request.signal });
-  return event;
-}
 
 export const EventRef = builder.interfaceRef<Event>('Event').implement({
   description:
@@ -85,7 +71,11 @@ builder.subscriptionField('events', (t) =>
       await ctx.services.events.whenListening();
       return ctx.services.events.subscribe(filter);
     },
-    resolve: (event, _args, ctx) => withEventLoaders(event, ctx),
+    resolve: (event, _args, ctx) => {
+      // The stream's context serves every event: its data sources start afresh for each (sources/index.ts).
+      startEvent(ctx);
+      return event;
+    },
   }),
 );
 

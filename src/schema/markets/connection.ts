@@ -88,7 +88,7 @@ builder.queryFields((t) => ({
       const fingerprint = filterFingerprint(filter);
       const after = args.after ? decodeAfter(args.after, fingerprint) : null;
 
-      const page = await ctx.services.marketIndex.listing(filter, { after, first }, ctx.scope);
+      const page = await ctx.markets.listing(filter, { after, first });
       if (page === null) {
         throw badUserInput(
           'The market this `after` cursor resumes after is no longer listed by the markets service: start again without `after`.',

@@ -107,7 +107,7 @@ const RewardMarketActions = actionsType('RewardMarketActions', 'reward', {
   claimRewards: 'Claim the rewards.',
 });
 
-/** The node settings every market kind shares: global id from `marketId`, `node(id:)` through the market loader. */
+/** The node settings every market kind shares: global id from `marketId`, `node(id:)` through the markets data source. */
 function marketNode<T extends Market>(type: T['type']) {
   return {
     interfaces: [MarketRef],

@@ -1,4 +1,4 @@
-import type { Freshness, Market, MarketType } from '../../models/index.js';
+import type { Market, MarketType } from '../../models/index.js';
 import { passthrough } from '../../errors.js';
 import type { Context } from '../../context.js';
 import { MARKET_HISTORY_RESOLUTIONS, MAX_HISTORY_POINTS } from '../../upstream/index.js';
@@ -20,9 +20,6 @@ export const MARKET_TYPE_NAMES: Record<MarketType, string> = {
   PREDICTION: 'PredictionMarket',
 };
 
-/** A market neither the index nor this request's positions served (none is known): read for this request, time unknown. */
-const UNKNOWN_ORIGIN: Freshness = { source: 'ORIGIN', asOf: null, stale: false };
-
 /** Longest id `market(id:)` looks up; anything longer cannot be a market id. */
 const MAX_MARKET_ID_LENGTH = 256;
 
@@ -37,7 +34,7 @@ const APY_HISTORY_WINDOW: WindowRules<(typeof MARKET_HISTORY_RESOLUTIONS)[number
 };
 
 export function loadMarket(marketId: string, ctx: Context): Promise<Market | null> {
-  return ctx.loaders.markets.market.load(marketId);
+  return ctx.markets.market(marketId);
 }
 
 const MarketApyPoint = builder
@@ -86,8 +83,7 @@ MarketRef.implement({
       nullable: false,
       description:
         "How fresh this record is: the gateway's copy of the listing (CACHE, or STALE when its refreshes failed), or ORIGIN when read for this request (a market embedded in a position read for it, or a listing re-read for `Cache-Control`); a market embedded in a wallet's shared positions read before this request is CACHE.",
-      resolve: (m, _args, ctx) =>
-        ctx.services.marketIndex.freshnessOf(m, ctx.scope) ?? ctx.loaders.positions.marketFreshness(m) ?? UNKNOWN_ORIGIN,
+      resolve: (m, _args, ctx) => ctx.markets.freshness(m),
     }),
     apyHistory: t.field({
       type: [MarketApyPoint],
@@ -100,7 +96,7 @@ MarketRef.implement({
       }),
       resolve: (market, args, ctx) => {
         const { from, to, resolution } = checkWindow(args, APY_HISTORY_WINDOW);
-        return ctx.loaders.markets.apyHistory.load({
+        return ctx.markets.apyHistory({
           marketId: market.marketId,
           from: from.toISOString(),
           to: to ? to.toISOString() : null,

@@ -6,7 +6,7 @@ builder.node(ProviderRef, {
   id: { resolve: (provider) => provider.providerId, description: 'Opaque global id (Relay).' },
   // `nodes(ids:)` may complete a node before Pothos brands it with its type: then this decides.
   isTypeOf: (value) => typeof value === 'object' && value !== null && 'providerId' in value && !('marketId' in value),
-  loadOne: (providerId, ctx) => ctx.loaders.markets.provider.load(providerId),
+  loadOne: (providerId, ctx) => ctx.markets.provider(providerId),
   fields: (t) => ({
     providerId: t.exposeString('providerId', { nullable: false, description: "The markets service's own provider id, e.g. `kamino`." }),
     name: t.exposeString('name', { nullable: false, description: 'Display name.' }),

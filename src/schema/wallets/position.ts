@@ -40,7 +40,7 @@ async function loadPosition<T extends MarketType>(id: string, type: T, ctx: Cont
   const owner = id.slice(0, colon);
   const positionId = id.slice(colon + 1);
   if (colon < 0 || !positionId || !isSolanaAddress(owner)) return null;
-  const positions = await ctx.loaders.positions.byWallet.load(owner);
+  const positions = await ctx.markets.positions(owner);
   const found = positions.find((p) => p.positionId === positionId && p.type === type);
   return (found as Extract<Position, { type: T }> | undefined) ?? null;
 }
@@ -69,7 +69,7 @@ const PositionRewardRef = builder.objectRef<PositionReward>('PositionReward').im
     token: t.field({
       type: AssetRef,
       description: 'The reward token.',
-      resolve: (reward, _args, ctx) => ctx.loaders.assets.asset.load(reward.assetId),
+      resolve: (reward, _args, ctx) => ctx.assets.asset(reward.assetId),
     }),
   }),
 });
@@ -120,7 +120,7 @@ PositionRef.implement({
     market: t.field({
       type: MarketRef,
       description: "The market, with `status` as the position reports it; null when it cannot be found.",
-      resolve: (p, _args, ctx) => p.market ?? ctx.loaders.markets.market.load(p.marketId),
+      resolve: (p, _args, ctx) => p.market ?? ctx.markets.market(p.marketId),
     }),
     amount: t.exposeFloat('amount', { nullable: false, description: 'Size in token units (shares for prediction positions).' }),
     amountUsd: t.exposeFloat('amountUsd', { description: 'Value in USD; null when the upstream does not know it.' }),
@@ -204,7 +204,7 @@ builder.node(builder.objectRef<RewardPosition>(TYPENAMES.REWARD), {
       description: 'The position the reward was earned on; null once it has closed.',
       resolve: async (p, _args, ctx) => {
         if (!p.parentPositionId) return null;
-        const positions = await ctx.loaders.positions.byWallet.load(p.ownerAddress);
+        const positions = await ctx.markets.positions(p.ownerAddress);
         return positions.find((other) => other.positionId === p.parentPositionId) ?? null;
       },
     }),

@@ -40,7 +40,7 @@ builder.node(WalletRef, {
         resolve: async (wallet, args, ctx) => {
           const page = validatePage(args, POSITIONS_PAGE);
           // Always the whole list: totalValueUsd and every filtered connection share one upstream call.
-          const positions = await ctx.loaders.positions.byWallet.load(wallet.address);
+          const positions = await ctx.markets.positions(wallet.address);
           return page(
             positions.filter((p) => (!args.type || p.type === args.type) && (!args.status || p.market?.status === args.status)),
           );
@@ -63,7 +63,7 @@ builder.node(WalletRef, {
     totalValueUsd: t.float({
       description: "Net value in USD: the sum of the positions' `amountUsd`, borrowed amounts subtracted, a missing value counting 0.",
       resolve: async (wallet, _args, ctx) =>
-        walletTotalValueUsd(await ctx.loaders.positions.byWallet.load(wallet.address)),
+        walletTotalValueUsd(await ctx.markets.positions(wallet.address)),
     }),
     valueHistory: t.field({
       type: [WalletValuePointRef],
@@ -78,7 +78,7 @@ builder.node(WalletRef, {
       }),
       resolve: (wallet, args, ctx) => {
         const { from, to, resolution } = checkWindow(args, VALUE_HISTORY_WINDOW);
-        return ctx.loaders.positions.valueHistory.load({ walletAddress: wallet.address, from, to, resolution });
+        return ctx.markets.walletValueHistory({ walletAddress: wallet.address, from, to, resolution });
       },
     }),
   }),

@@ -3,8 +3,8 @@ import type { PushDevice } from '../../../upstream/index.js';
 import { builder } from '../../builder.js';
 import { ChannelRef } from '../../refs.js';
 import { isUuid } from '../inputs.js';
-import { CLIENT_MUTATION_ID, INPUT, INPUT_OPTIONAL, MutationPayloadRef, outcome, subscriberCall, viewerField, type PayloadBase } from './common.js';
-import { userError } from './user-errors.js';
+import { CLIENT_MUTATION_ID, INPUT, INPUT_OPTIONAL, MutationPayloadRef, outcome, viewerField, type PayloadBase } from './common.js';
+import { attempt, userError } from './user-errors.js';
 import { isEmail, isVerificationCode, Problems } from './validate.js';
 
 /** A payload whose changed object is the caller itself (`viewer`). */
@@ -58,18 +58,15 @@ builder.mutationField('prepareEmailChannel', (t) =>
       'Sets up the email channel, unverified, and sends a 6-digit code to the address; finish with `verifyEmailChannel`. Refused with `CHANNEL_EXISTS` while one is set up.',
     args: { input: t.arg({ type: PrepareEmailChannelInput, required: true, description: INPUT }) },
     resolve: async (_root, { input }, ctx) => {
-      ctx.loaders.alerts.requireCredentials();
+      ctx.alerts.requireSubscriber();
       const email = input.email.trim();
       if (!isEmail(email)) {
         return { channel: null, ...outcome(input, [userError('INVALID_EMAIL', 'email is not a valid email address.', ['email'])]) };
       }
-      const result = await subscriberCall(ctx, (creds) => ctx.services.upstream.alerts.prepareEmailChannel(creds, email, ctx.scope), {
-        refusals: {
+      const result = await attempt(() => ctx.alerts.prepareEmailChannel(email), {
           BAD_REQUEST: { code: 'INVALID_EMAIL', field: ['email'] },
           CONFLICT: { code: 'CHANNEL_EXISTS' },
-        },
-        invalidates: ['channels'],
-      });
+        });
       return result.ok ? { channel: result.value, ...outcome(input) } : { channel: null, ...outcome(input, result.userErrors) };
     },
   }),
@@ -89,18 +86,15 @@ builder.mutationField('verifyEmailChannel', (t) =>
     description: 'Verifies the email channel with the code sent to it; a wrong or expired code is `INVALID_CODE`.',
     args: { input: t.arg({ type: VerifyEmailChannelInput, required: true, description: INPUT }) },
     resolve: async (_root, { input }, ctx) => {
-      ctx.loaders.alerts.requireCredentials();
+      ctx.alerts.requireSubscriber();
       const code = input.code.trim();
       if (!isVerificationCode(code)) {
         return { channel: null, ...outcome(input, [userError('INVALID_CODE', 'code is the 6 digits from the email.', ['code'])]) };
       }
-      const result = await subscriberCall(ctx, (creds) => ctx.services.upstream.alerts.verifyEmailChannel(creds, code, ctx.scope), {
-        refusals: {
+      const result = await attempt(() => ctx.alerts.verifyEmailChannel(code), {
           BAD_REQUEST: { code: 'INVALID_CODE', field: ['code'] },
           UNPROCESSABLE: { code: 'INVALID_CODE', field: ['code'] },
-        },
-        invalidates: ['channels'],
-      });
+        });
       return result.ok ? { channel: result.value, ...outcome(input) } : { channel: null, ...outcome(input, result.userErrors) };
     },
   }),
@@ -120,10 +114,7 @@ builder.mutationField('resendEmailVerification', (t) =>
       }),
     },
     resolve: async (_root, { input }, ctx) => {
-      const result = await subscriberCall(ctx, (creds) => ctx.services.upstream.alerts.resendEmailVerification(creds, ctx.scope), {
-        refusals: { CONFLICT: { code: 'ALREADY_VERIFIED' }, UNPROCESSABLE: { code: 'CHANNEL_NOT_FOUND' } },
-        invalidates: ['channels'],
-      });
+      const result = await attempt(() => ctx.alerts.resendEmailVerification(), { CONFLICT: { code: 'ALREADY_VERIFIED' }, UNPROCESSABLE: { code: 'CHANNEL_NOT_FOUND' } });
       return outcome(input, result.ok ? [] : result.userErrors);
     },
   }),
@@ -142,9 +133,7 @@ builder.mutationField('deleteEmailChannel', (t) =>
       }),
     },
     resolve: async (_root, { input }, ctx) => {
-      const result = await subscriberCall(ctx, (creds) => ctx.services.upstream.alerts.deleteEmailChannel(creds, ctx.scope), {
-        invalidates: ['channels'],
-      });
+      const result = await attempt(() => ctx.alerts.deleteEmailChannel());
       return outcome(input, result.ok ? [] : result.userErrors);
     },
   }),
@@ -183,9 +172,7 @@ builder.mutationField('prepareTelegramChannel', (t) =>
       }),
     },
     resolve: async (_root, { input }, ctx) => {
-      const result = await subscriberCall(ctx, (creds) => ctx.services.upstream.alerts.prepareTelegramChannel(creds, ctx.scope), {
-        invalidates: ['channels'],
-      });
+      const result = await attempt(() => ctx.alerts.prepareTelegramChannel());
       if (!result.ok) return { channel: null, verificationLink: null, ...outcome(input, result.userErrors) };
       return { channel: result.value.channel, verificationLink: result.value.verificationLink, ...outcome(input) };
     },
@@ -205,9 +192,7 @@ builder.mutationField('deleteTelegramChannel', (t) =>
       }),
     },
     resolve: async (_root, { input }, ctx) => {
-      const result = await subscriberCall(ctx, (creds) => ctx.services.upstream.alerts.deleteTelegramChannel(creds, ctx.scope), {
-        invalidates: ['channels'],
-      });
+      const result = await attempt(() => ctx.alerts.deleteTelegramChannel());
       return outcome(input, result.ok ? [] : result.userErrors);
     },
   }),
@@ -262,14 +247,12 @@ function pushMutation(field: string, Name: string, registering: boolean): void {
         }),
       },
       resolve: async (_root, { input }, ctx) => {
-        ctx.loaders.alerts.requireCredentials();
+        ctx.alerts.requireSubscriber();
         const device = checkPushDevice(input);
         if (device instanceof Problems) return outcome(input, device.list);
-        const { alerts } = ctx.services.upstream;
-        const result = await subscriberCall(
-          ctx,
-          (creds) => (registering ? alerts.registerPushDevice(creds, device, ctx.scope) : alerts.unregisterPushDevice(creds, device, ctx.scope)),
-          { refusals: { UNPROCESSABLE: { code: 'UNKNOWN_APP', field: ['appId'] } }, invalidates: ['channels'] },
+        const result = await attempt(
+          () => (registering ? ctx.alerts.registerPushDevice(device) : ctx.alerts.unregisterPushDevice(device)),
+          { UNPROCESSABLE: { code: 'UNKNOWN_APP', field: ['appId'] } },
         );
         return outcome(input, result.ok ? [] : result.userErrors);
       },

@@ -1,9 +1,7 @@
 import type { Context } from '../../../context.js';
-import type { AlertsDataKind } from '../../../loaders/alerts.js';
-import type { SubscriberCredentials } from '../../../upstream/index.js';
 import { builder } from '../../builder.js';
 import { SubscriberRef } from '../../refs.js';
-import { attempt, UserErrorRef, type Attempt, type Refusals, type UserError } from './user-errors.js';
+import { UserErrorRef, type UserError } from './user-errors.js';
 
 /** What every mutation payload carries. */
 export interface PayloadBase {
@@ -34,26 +32,8 @@ export const MutationPayloadRef = builder.interfaceRef<PayloadBase>('MutationPay
 export const viewerField = {
   type: SubscriberRef,
   description: 'The caller after the change: its `channels`, `apps` and `inbox` are read afresh.',
-  resolve: (_payload: unknown, _args: unknown, ctx: Context) => ctx.loaders.alerts.identity(),
+  resolve: (_payload: unknown, _args: unknown, ctx: Context) => ctx.alerts.identity(),
 } as const;
-
-/**
- * Runs one subscriber call of a mutation: `UNAUTHENTICATED` without credentials (no call), refusals as
- * `userErrors`, faults as errors. The data the call may have changed is forgotten afterwards, whatever
- * the outcome, so the rest of the request reads the new state.
- */
-export async function subscriberCall<T>(
-  ctx: Context,
-  call: (creds: SubscriberCredentials) => Promise<T>,
-  options: { refusals?: Refusals; invalidates: readonly AlertsDataKind[] },
-): Promise<Attempt<T>> {
-  const creds = ctx.loaders.alerts.requireCredentials();
-  try {
-    return await attempt(() => call(creds), options.refusals);
-  } finally {
-    for (const kind of options.invalidates) ctx.loaders.alerts.invalidate(kind);
-  }
-}
 
 /** The payload fields every mutation sets, from its outcome. */
 export function outcome(input: { clientMutationId?: string | null | undefined }, userErrors: UserError[] = []): PayloadBase {

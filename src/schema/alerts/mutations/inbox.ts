@@ -1,5 +1,6 @@
 import { builder } from '../../builder.js';
-import { CLIENT_MUTATION_ID, INPUT_OPTIONAL, MutationPayloadRef, outcome, subscriberCall, viewerField, type PayloadBase } from './common.js';
+import { CLIENT_MUTATION_ID, INPUT_OPTIONAL, MutationPayloadRef, outcome, viewerField, type PayloadBase } from './common.js';
+import { attempt } from './user-errors.js';
 import { checkAppIds, Problems } from './validate.js';
 
 interface InboxResult extends PayloadBase {
@@ -24,7 +25,7 @@ const MarkNotificationsReadPayload = builder.objectRef<InboxResult>('MarkNotific
   fields: (t) => ({
     unreadCount: t.int({
       description: 'Unread notifications after the change: of the app when `appIds` named one, else of the unified inbox.',
-      resolve: async (result, _args, ctx) => (result.changed ? (await ctx.loaders.alerts.summary(result.countScope)).unreadCount : null),
+      resolve: async (result, _args, ctx) => (result.changed ? (await ctx.alerts.summary(result.countScope)).unreadCount : null),
     }),
     viewer: t.field(viewerField),
   }),
@@ -46,17 +47,12 @@ function inboxMutation(
       description: options.description,
       args: { input: t.arg({ type: options.input, required: true, defaultValue: {}, description: INPUT_OPTIONAL }) },
       resolve: async (_root, { input }, ctx) => {
-        ctx.loaders.alerts.requireCredentials();
+        ctx.alerts.requireSubscriber();
         const problems = new Problems();
         const appIds = checkAppIds(input.appIds, problems);
         const countScope = appIds?.length === 1 ? appIds[0]! : null;
         if (!problems.empty) return { countScope, changed: false, ...outcome(input, problems.list) };
-        const { alerts } = ctx.services.upstream;
-        const result = await subscriberCall(
-          ctx,
-          (creds) => (options.read ? alerts.markRead(creds, appIds, ctx.scope) : alerts.clearRead(creds, appIds, ctx.scope)),
-          { invalidates: ['inbox'] },
-        );
+        const result = await attempt(() => (options.read ? ctx.alerts.markRead(appIds) : ctx.alerts.clearRead(appIds)));
         return { countScope, changed: result.ok, ...outcome(input, result.ok ? [] : result.userErrors) };
       },
     }),

@@ -1,5 +1,3 @@
-import { unauthenticated } from '../../../errors.js';
-import { appKeyHash } from '../../../stores/verified-callers.js';
 import { builder } from '../../builder.js';
 import { CLIENT_MUTATION_ID, INPUT, MutationPayloadRef, outcome, type PayloadBase } from './common.js';
 import { attempt, userError, type UserError } from './user-errors.js';
@@ -101,25 +99,15 @@ builder.mutationField('sendNotification', (t) =>
     resolve: async (_root, { input }, ctx) => {
       const refused = (userErrors: UserError[]): SendResult => ({ accepted: false, recipientCount: null, ...outcome(input, userErrors) });
 
-      const { apiKey } = ctx.credentials;
-      if (!apiKey) throw unauthenticated('Sending needs the app\'s key: send the X-Service-Api-Key header.');
+      // `UNAUTHENTICATED` without the app's key, before the input is looked at.
+      ctx.alerts.requireAppKey();
 
       const checked = validateSend(input);
       if (!checked.ok) return refused(checked.userErrors);
       const { appId, notification, recipientCount, idempotencyKey, fingerprint } = checked.value;
 
-      const send = async () => {
-        await ctx.services.upstream.alerts.send({ apiKey, ...(idempotencyKey ? { idempotencyKey } : {}) }, appId, notification, ctx.scope);
-        // The alerts service took the key: its sends now count against it, not the address (rate-limit.ts).
-        ctx.services.verifiedCallers.rememberApp(appKeyHash(apiKey));
-        return { recipientCount };
-      };
       const result = await attempt(
-        async () => {
-          if (!idempotencyKey) return send();
-          const remembered = await ctx.services.idempotency.run({ apiKey, idempotencyKey, fingerprint }, send);
-          return remembered.status === 'conflict' ? 'conflict' : remembered.value;
-        },
+        () => ctx.alerts.send(appId, notification, { recipientCount }, idempotencyKey ? { idempotencyKey, fingerprint } : null),
         {
           BAD_REQUEST: (error) => sendRefusalErrors(error.upstreamMessage),
           FORBIDDEN: { code: 'APP_NOT_OWNED', field: ['appId'] },

@@ -2,7 +2,8 @@ import type { Context } from '../../../context.js';
 import type { App } from '../../../models/alerts.js';
 import { builder } from '../../builder.js';
 import { SubscribedAppRef } from '../../refs.js';
-import { CLIENT_MUTATION_ID, INPUT_OPTIONAL, MutationPayloadRef, outcome, subscriberCall, viewerField, type PayloadBase } from './common.js';
+import { CLIENT_MUTATION_ID, INPUT_OPTIONAL, MutationPayloadRef, outcome, viewerField, type PayloadBase } from './common.js';
+import { attempt } from './user-errors.js';
 import { checkAppIds, Problems } from './validate.js';
 
 export const SubscriptionChannelEnum = builder.enumType('SubscriptionChannel', {
@@ -23,7 +24,7 @@ interface SubscriptionResult extends PayloadBase {
 /** The apps the mutation changed, read afresh from the apps listing after the change. */
 async function changedApps(result: SubscriptionResult, ctx: Context): Promise<App[] | null> {
   if (!result.changed) return null;
-  const apps = await ctx.loaders.alerts.apps();
+  const apps = await ctx.alerts.apps();
   if (!result.appIds) return apps;
   const named = new Set(result.appIds);
   return apps.filter((app) => named.has(app.appId));
@@ -60,7 +61,7 @@ function subscriptionMutation(field: 'subscribeToApps' | 'unsubscribeFromApps', 
         : 'Unsubscribes the caller from apps on channels; an omitted list means all. An unknown app is `UNKNOWN_APP`.',
       args: { input: t.arg({ type: Input, required: true, defaultValue: {}, description: INPUT_OPTIONAL }) },
       resolve: async (_root, { input }, ctx) => {
-        ctx.loaders.alerts.requireCredentials();
+        ctx.alerts.requireSubscriber();
         const problems = new Problems();
         const appIds = checkAppIds(input.appIds, problems);
         const channels = input.channels ?? undefined;
@@ -69,13 +70,9 @@ function subscriptionMutation(field: 'subscribeToApps' | 'unsubscribeFromApps', 
         if (!problems.empty) return { ...unchanged, ...outcome(input, problems.list) };
 
         const change = { ...(appIds ? { appIds } : {}), ...(channels ? { channels: [...new Set(channels)] } : {}) };
-        const { alerts } = ctx.services.upstream;
-        const result = await subscriberCall(
-          ctx,
-          (creds) => (subscribing ? alerts.subscribe(creds, change, ctx.scope) : alerts.unsubscribe(creds, change, ctx.scope)),
-          // A channel's apps and the unified inbox (every subscribed app) follow the subscriptions.
-          { refusals: { UNPROCESSABLE: { code: 'UNKNOWN_APP', field: ['appIds'] } }, invalidates: ['apps', 'channels', 'inbox'] },
-        );
+        const result = await attempt(() => (subscribing ? ctx.alerts.subscribe(change) : ctx.alerts.unsubscribe(change)), {
+          UNPROCESSABLE: { code: 'UNKNOWN_APP', field: ['appIds'] },
+        });
         if (!result.ok) return { ...unchanged, ...outcome(input, result.userErrors) };
         return { appIds: appIds ?? null, changed: true, ...outcome(input) };
       },

@@ -1,9 +1,10 @@
 import DataLoader from 'dataloader';
-import { MissingCredentialsError, subscriberKey, type Credentials } from '../credentials.js';
+import { subscriberKey } from '../credentials.js';
 import type { App, Channel, Identity, InboxPage, InboxSummary } from '../models/alerts.js';
 import type { Services } from '../services.js';
 import type { SubscriberCredentials } from '../upstream/index.js';
 import type { CallScope } from '../upstream/scope.js';
+import { asError } from './common.js';
 
 /** What a mutation can make stale; `inbox` covers the inbox pages and the unread counts. */
 export type AlertsDataKind = 'channels' | 'apps' | 'inbox';
@@ -25,21 +26,17 @@ export const INBOX_COUNT_MAX_PAGES = 10;
 
 /**
  * The caller's alerts data, loaded at most once per request each (per key for the inbox), with the
- * caller's own credentials. A load rejects with `MissingCredentialsError` when the request carries no
- * credentials (before any upstream call), else with the client's `UpstreamError`; `maskError`
- * (errors.ts) gives both their public codes.
+ * caller's own credentials. Built by `AlertsSource` (alerts.ts) once the request has shown it carries
+ * subscriber credentials; a load rejects with the client's `UpstreamError` (`maskError` gives it its
+ * public code).
  */
-export interface AlertsLoaders {
-  /** The caller's subscriber credentials; throws `MissingCredentialsError` when the request carries none. */
-  requireCredentials(): SubscriberCredentials;
+export interface AlertsReads {
   /** `GET /v2/auth`: whose token this is. */
   identity(): Promise<Identity>;
   /** `GET /v2/channels`: one channel per listing key. */
   channels(): Promise<Channel[]>;
   /** `GET /v2/apps`: every app, with the caller's subscription state and topics. */
   apps(): Promise<App[]>;
-  /** One app of the listing; `null` when the listing has no such app. */
-  app(appId: string): Promise<App | null>;
   /** `GET /v2/history` for exactly these arguments. */
   inbox(key: InboxPageKey): Promise<InboxPage>;
   /**
@@ -52,19 +49,17 @@ export interface AlertsLoaders {
    * more than `INBOX_COUNT_MAX_PAGES` pages.
    */
   inboxCount(appId: string | null): Promise<number | null>;
-  /** Forgets what a mutation changed, so later reads in the same request see the new state. */
+  /** Forgets what a write changed, so later reads in the same request see the new state. */
   invalidate(kind: AlertsDataKind): void;
 }
 
-/** `scope` is the operation's: its signal aborts the reads. The mutations call the client themselves. */
-export function createAlertsLoaders(services: Services, credentials: Credentials, scope: CallScope = {}): AlertsLoaders {
+/** `scope` is the operation's: its signal aborts the reads. */
+export function createAlertsReads(
+  services: Pick<Services, 'upstream' | 'verifiedCallers'>,
+  creds: SubscriberCredentials,
+  scope: CallScope,
+): AlertsReads {
   const client = services.upstream.alerts;
-  const creds = credentials.subscriber;
-
-  /** Runs an upstream call with the caller's credentials. */
-  function call<T>(fn: (creds: SubscriberCredentials) => Promise<T>): Promise<T> {
-    return creds ? fn(creds) : Promise.reject(new MissingCredentialsError());
-  }
 
   function memo<T>(load: () => Promise<T>): { get(): Promise<T>; clear(): void } {
     let promise: Promise<T> | undefined;
@@ -73,18 +68,16 @@ export function createAlertsLoaders(services: Services, credentials: Credentials
 
   // Who the token belongs to, asked once per token for AUTH_IDENTITY_TTL_MS (a token lives a year); only
   // an answer of the alerts service is remembered, so a forged token is asked about every time.
-  const identity = memo(() =>
-    call(async (c) => {
-      const key = subscriberKey(c);
-      const known = services.verifiedCallers.identity(key);
-      if (known) return known;
-      const verified = await client.getIdentity(c, { scope });
-      services.verifiedCallers.rememberIdentity(key, verified);
-      return verified;
-    }),
-  );
-  const channels = memo(() => call((c) => client.listChannels(c, { scope })));
-  const apps = memo(() => call((c) => client.listApps(c, { scope })));
+  const identity = memo(async () => {
+    const key = subscriberKey(creds);
+    const known = services.verifiedCallers.identity(key);
+    if (known) return known;
+    const verified = await client.getIdentity(creds, { scope });
+    services.verifiedCallers.rememberIdentity(key, verified);
+    return verified;
+  });
+  const channels = memo(() => client.listChannels(creds, { scope }));
+  const apps = memo(() => client.listApps(creds, { scope }));
 
   const pages = new Map<string, Promise<InboxPage>>();
   const pageKey = (key: InboxPageKey) => JSON.stringify([key.appId, key.limit, key.cursor]);
@@ -92,14 +85,7 @@ export function createAlertsLoaders(services: Services, credentials: Credentials
     const id = pageKey(key);
     let page = pages.get(id);
     if (!page) {
-      page = call((c) =>
-        client.getInbox(c, {
-          ...(key.appId ? { appId: key.appId } : {}),
-          limit: key.limit,
-          cursor: key.cursor,
-          scope,
-        }),
-      );
+      page = client.getInbox(creds, { ...(key.appId ? { appId: key.appId } : {}), limit: key.limit, cursor: key.cursor, scope });
       pages.set(id, page);
     }
     return page;
@@ -122,7 +108,7 @@ export function createAlertsLoaders(services: Services, credentials: Credentials
         // That page failed for its own reasons (e.g. a stale cursor): ask for the summary itself.
       }
     }
-    return call((c) => client.getInboxSummary(c, { ...(appId ? { appId } : {}), scope }));
+    return client.getInboxSummary(creds, { ...(appId ? { appId } : {}), scope });
   }
 
   // Batched to the end of the tick so that an inbox page requested beside the count (as the
@@ -146,16 +132,9 @@ export function createAlertsLoaders(services: Services, credentials: Credentials
   }
 
   return {
-    requireCredentials() {
-      if (!creds) throw new MissingCredentialsError();
-      return creds;
-    },
     identity: () => identity.get(),
     channels: () => channels.get(),
     apps: () => apps.get(),
-    async app(appId) {
-      return (await apps.get()).find((app) => app.appId === appId) ?? null;
-    },
     inbox,
     summary: (appId) => summaries.load(appId ?? ''),
     inboxCount(appId) {
@@ -174,8 +153,4 @@ export function createAlertsLoaders(services: Services, credentials: Credentials
       }
     },
   };
-}
-
-function asError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
 }

@@ -1,0 +1,55 @@
+import type { YogaInitialContext } from 'graphql-yoga';
+import { freshnessBound, readCacheControl } from './cache-control.js';
+import type { Config } from './config.js';
+import type { RequestContext, ServerContext } from './context.js';
+import { readCredentials } from './credentials.js';
+import type { Services } from './services.js';
+import { AlertsSource } from './sources/alerts.js';
+import { AssetsSource } from './sources/assets.js';
+import { MarketsSource } from './sources/markets.js';
+import { CallBudget } from './upstream/budget.js';
+import { OperationDeadline } from './upstream/deadline.js';
+import { UpstreamLedger } from './upstream/ledger.js';
+import type { CallScope } from './upstream/scope.js';
+
+/**
+ * The per-request root: builds what one operation's resolvers get (Yoga's `context`, app.ts). It
+ * reads what the plugins handed on through the server context (`ServerContext`: the caller, the
+ * deadline) and imports none of them. One request is one operation (over WebSocket too: each gets a
+ * request of its own). A subscription's events are not counted: each starts with its sources renewed
+ * without the budget (`startEvent`, sources/index.ts).
+ */
+export function createRequestContext(initial: YogaInitialContext & ServerContext, services: Services): RequestContext {
+  const { request } = initial;
+  const { config } = services;
+  // Read by `useCredentials` over HTTP and by ws.ts over WebSocket; read here for any other caller of Yoga.
+  const credentials = initial.credentials ?? readCredentials(request.headers);
+  const freshness = freshnessBound(readCacheControl(request.headers.get('cache-control')));
+  const scope: CallScope = {
+    signal: request.signal,
+    budget: new CallBudget(config.upstreamCallBudget),
+    // Counted from the request's arrival (`useRequestDeadline`); an operation over WebSocket gets the default from now.
+    deadline: initial.deadline ?? new OperationDeadline(config.requestTimeoutDefaultMs),
+    ...(ledgerAsked(request, config) ? { ledger: new UpstreamLedger() } : {}),
+    ...(freshness ? { freshness } : {}),
+  };
+  return {
+    services,
+    credentials,
+    scope,
+    alerts: new AlertsSource(services, credentials, scope),
+    assets: new AssetsSource(services, scope),
+    markets: new MarketsSource(services, scope),
+  };
+}
+
+const LEDGER_HEADER = 'x-gateway-debug';
+
+/**
+ * Whether a request gets the upstream ledger: it sends `X-Gateway-Debug: 1` and the configuration
+ * allows it (`DEBUG_LEDGER`: on in development, off in production unless turned on). The operation's
+ * `CallScope` then gets a ledger; otherwise none is allocated.
+ */
+export function ledgerAsked(request: Request, config: Pick<Config, 'debugLedger'>): boolean {
+  return config.debugLedger && request.headers.get(LEDGER_HEADER)?.trim() === '1';
+}
