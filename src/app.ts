@@ -12,7 +12,7 @@ import { useGraphQLStreamPath } from './events/stream-path.js';
 import { useRateLimit } from './plugins/rate-limit.js';
 import { useCredentials } from './plugins/credentials.js';
 import { createStreamCaps, type StreamCaps } from './plugins/stream-caps.js';
-import { useEventsWebhook } from './events/webhook.js';
+import { useEventsWebhook } from './plugins/events-webhook.js';
 import { boundedParseCache, useDocumentLimits } from './plugins/document-limits.js';
 import { useStrictUrlParams } from './plugins/url-params.js';
 import { useJitExecution } from './plugins/jit.js';

@@ -8,7 +8,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { loadConfig } from '../src/config.js';
 import { DRAIN_TIMEOUT_MS } from '../src/lifecycle.js';
 import { MAX_REQUEST_BODY_BYTES } from '../src/app.js';
-import { MAX_WEBHOOK_BODY_BYTES } from '../src/events/webhook.js';
+import { MAX_WEBHOOK_BODY_BYTES } from '../src/plugins/events-webhook.js';
 import { SERVER_TIMEOUTS } from '../src/node-http.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 

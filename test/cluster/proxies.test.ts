@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_WEBHOOK_BODY_BYTES } from '../../src/events/webhook.js';
+import { MAX_WEBHOOK_BODY_BYTES } from '../../src/plugins/events-webhook.js';
 import { createHttpServer } from '../../src/node-http.js';
 import { signatureHeaders } from '../../src/simulator/events/sign.js';
 import { priceChange } from '../events/helpers.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SUBSCRIBER_QUEUE } from '../../src/events/subscribers.js';
-import { MAX_WEBHOOK_BODY_BYTES } from '../../src/events/webhook.js';
+import { MAX_WEBHOOK_BODY_BYTES } from '../../src/plugins/events-webhook.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { postWebhook, priceChange, startEventsGateway, subscribeEvents, type EventStream } from './helpers.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_WEBHOOK_BODY_BYTES } from '../../src/events/webhook.js';
+import { MAX_WEBHOOK_BODY_BYTES } from '../../src/plugins/events-webhook.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { postWebhook, priceChange, startEventsGateway, subscribeEvents, trending } from './helpers.js';
 

@@ -3,10 +3,10 @@ import { bulkhead } from 'cockatiel';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from '../logger.js';
 import { isObject } from '../upstream/read.js';
-import { EventsNotPublished, type EventHub } from './hub.js';
-import { parseWebhookBody, type ParsedBatch } from './parse.js';
-import { verifySignature } from './signature.js';
-import { requestIdOf } from '../plugins/request-id.js';
+import { EventsNotPublished, type EventHub } from '../events/hub.js';
+import { parseWebhookBody, type ParsedBatch } from '../events/parse.js';
+import { verifySignature } from '../events/signature.js';
+import { requestIdOf } from './request-id.js';
 
 export const WEBHOOK_PATH = '/webhooks/events';
 /** Largest webhook body accepted (413 beyond): 8 MiB, about 29,000 events of the contract's shape. */

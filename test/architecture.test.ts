@@ -1,0 +1,101 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The shape of src/, read from the code as a maintainer would draw it: every import (type-only ones
+ * too, as madge counts them), the layers they may cross, and the size of each file. README.md
+ * ("Architecture") says the same in words.
+ */
+
+const SRC = fileURLToPath(new URL('../src/', import.meta.url));
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? files(path) : path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+const all = files(SRC);
+const rel = (path: string) => relative(SRC, path).split('\\').join('/');
+
+/** Each file's imports of other files of src/, by path relative to src/. */
+const graph = new Map<string, string[]>(
+  all.map((path) => {
+    const { importedFiles } = ts.preProcessFile(readFileSync(path, 'utf8'), true, true);
+    const targets = importedFiles
+      .map((f) => f.fileName)
+      .filter((name) => name.startsWith('.'))
+      .map((name) => rel(resolve(dirname(path), name).replace(/\.js$/, '.ts')));
+    return [rel(path), targets];
+  }),
+);
+
+/** The layers below the schema: what they are built from never reaches back up to GraphQL or Yoga's plugins. */
+const LOWER = ['upstream/', 'stores/', 'events/', 'models/', 'simulator/', 'response-cache/store', 'loaders/', 'sources/'];
+const UPPER = ['schema/', 'plugins/'];
+
+describe('architecture', () => {
+  it('reads every source file', () => {
+    expect(graph.size).toBeGreaterThan(100);
+  });
+
+  it('has no import cycle', () => {
+    // Tarjan's strongly connected components: a component of more than one file (or a file importing itself) is a cycle.
+    const index = new Map<string, number>();
+    const low = new Map<string, number>();
+    const stack: string[] = [];
+    const onStack = new Set<string>();
+    const cycles: string[][] = [];
+    let next = 0;
+    const visit = (v: string): void => {
+      index.set(v, next);
+      low.set(v, next++);
+      stack.push(v);
+      onStack.add(v);
+      for (const w of graph.get(v) ?? []) {
+        if (!graph.has(w)) continue;
+        if (!index.has(w)) {
+          visit(w);
+          low.set(v, Math.min(low.get(v)!, low.get(w)!));
+        } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+      }
+      if (low.get(v) === index.get(v)) {
+        const component: string[] = [];
+        let w: string;
+        do {
+          w = stack.pop()!;
+          onStack.delete(w);
+          component.push(w);
+        } while (w !== v);
+        if (component.length > 1 || graph.get(v)!.includes(v)) cycles.push(component.sort());
+      }
+    };
+    for (const v of graph.keys()) if (!index.has(v)) visit(v);
+    expect(cycles).toEqual([]);
+  });
+
+  it('has no upward import: nothing below the schema imports the schema, the plugins or the per-request root', () => {
+    const upward = [...graph].flatMap(([from, targets]) =>
+      LOWER.some((layer) => from.startsWith(layer))
+        ? targets.filter((to) => UPPER.some((layer) => to.startsWith(layer)) || to === 'request-context.ts').map((to) => `${from} → ${to}`)
+        : [],
+    );
+    expect(upward).toEqual([]);
+  });
+
+  it('has no module that exists only to break a cycle', () => {
+    expect(graph.has('deps.ts')).toBe(false);
+  });
+
+  it('keeps every file within 300 lines', () => {
+    const long = all
+      .map((path) => ({ file: rel(path), lines: readFileSync(path, 'utf8').split('\n').length - 1 }))
+      .filter(({ lines }) => lines > 300)
+      .map(({ file, lines }) => `${file}: ${lines}`);
+    expect(long).toEqual([]);
+  });
+});
