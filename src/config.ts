@@ -4,6 +4,7 @@
  */
 
 import { parseTrustedProxies, type TrustedProxies } from './client-address.js';
+import { DEFAULT_INFLIGHT_MAX_BYTES } from './upstream/body.js';
 import { DEFAULT_TIMEOUT_MS } from './upstream/transport/timeout.js';
 
 export interface UpstreamUrls {
@@ -35,9 +36,9 @@ export interface Config {
   upstreamInflightMaxBytes: number;
   /** How long a wallet's positions (public, on-chain) are shared across requests and callers; 0: not shared. */
   positionsShareTtlMs: number;
-  /** Upstream request deadline in milliseconds. */
+  /** Each upstream call's timeout in milliseconds (the operation's deadline may end it sooner). */
   upstreamTimeoutMs: number;
-  /** Deadline of assets calls: shorter, since token metadata has fallbacks and a hanging service should not stall pages. */
+  /** Timeout of assets calls: shorter, since token metadata has fallbacks and a hanging service should not stall pages. */
   assetsTimeoutMs: number;
   /** Seed of the embedded simulator's data. */
   simulatorSeed: number;
@@ -162,7 +163,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     production,
     logLevel,
     positionsBatchSize: integer(env, 'POSITIONS_BATCH_SIZE', 1, 1, 25),
-    upstreamInflightMaxBytes: integer(env, 'UPSTREAM_INFLIGHT_MAX_BYTES', 64 * 1024 * 1024, 16 * 1024 * 1024, 2 ** 34),
+    upstreamInflightMaxBytes: integer(env, 'UPSTREAM_INFLIGHT_MAX_BYTES', DEFAULT_INFLIGHT_MAX_BYTES, 16 * 1024 * 1024, 2 ** 34),
     positionsShareTtlMs: integer(env, 'POSITIONS_SHARE_TTL_MS', 2000, 0, 60_000),
     upstreamTimeoutMs: integer(env, 'UPSTREAM_TIMEOUT_MS', DEFAULT_TIMEOUT_MS, 50, 120_000),
     assetsTimeoutMs: integer(env, 'ASSETS_TIMEOUT_MS', 1500, 50, 120_000),

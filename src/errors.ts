@@ -31,7 +31,7 @@ export function upstreamUnavailable(service: string, retryable = true): GraphQLE
 }
 
 /**
- * Yoga's `maskedErrors.maskError`: the one place where the failures resolvers and loaders let through
+ * Yoga's `maskedErrors.maskError`: the one place where the failures resolvers and data sources let through
  * meet the public error codes. An `UpstreamError` becomes its public error (`toGraphQLError`), a
  * `MissingCredentialsError` `UNAUTHENTICATED`, keeping the field's path and locations; anything else
  * is masked as Yoga does (unless it is a GraphQLError raised on purpose).

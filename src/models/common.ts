@@ -9,7 +9,7 @@ export type Resolution = 'ONE_MINUTE' | 'FIVE_MINUTES' | 'ONE_HOUR' | 'ONE_DAY';
 
 /**
  * A token as the markets service describes it. The GraphQL layer resolves it to a full `Asset`
- * through the asset loader; these fields are the metadata fallback when the assets service fails.
+ * through the assets data source; these fields are the metadata fallback when the assets service fails.
  */
 export interface TokenRef {
   /** `solana:<address>`: every token of the markets service is a Solana token. */

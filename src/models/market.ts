@@ -144,7 +144,7 @@ export interface MarketHistory {
   points: MarketHistoryPoint[];
 }
 
-/** The token references of a market, for the asset loader and the metadata fallback. */
+/** The token references of a market, for the assets data source and the metadata fallback. */
 export function marketTokens(market: Market): TokenRef[] {
   switch (market.type) {
     case 'YIELD':

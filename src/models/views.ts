@@ -2,7 +2,7 @@ import type { Asset, AssetPrice } from './asset.js';
 import type { Freshness } from './freshness.js';
 
 /**
- * What the gateway serves, as the loaders and the shared stores produce it: the upstream models plus
+ * What the gateway serves, as the data sources and the shared stores produce it: the upstream models plus
  * what the gateway knows about them. The schema's object types are built on these.
  */
 

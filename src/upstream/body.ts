@@ -51,6 +51,9 @@ export function positionsBodyLimit(wallets: number): number {
   return Math.min(16 * MiB, Math.max(1, wallets) * POSITIONS_BODY_LIMIT_PER_WALLET);
 }
 
+/** The process-wide budget's default, in bytes (`UPSTREAM_INFLIGHT_MAX_BYTES`). */
+export const DEFAULT_INFLIGHT_MAX_BYTES = 64 * MiB;
+
 /** The process-wide budget of upstream body bytes being read at once (`UPSTREAM_INFLIGHT_MAX_BYTES`). */
 export class InFlightBytes {
   #used = 0;

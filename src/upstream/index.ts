@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { createAlertsClient, type AlertsClient } from './alerts/client.js';
 import { createAssetsClient, type AssetsClient } from './assets/client.js';
-import { InFlightBytes } from './body.js';
+import { DEFAULT_INFLIGHT_MAX_BYTES, InFlightBytes } from './body.js';
 import {
   createAgent,
   createHttpClient,
@@ -68,7 +68,7 @@ export function createUpstream(config: UpstreamConfig): Upstream {
     });
 
   const gatewayKey: Record<string, string> = config.serviceClientKey ? { 'x-service-client-key': config.serviceClientKey } : {};
-  const inFlight = new InFlightBytes(config.inFlightMaxBytes ?? 64 * 1024 * 1024);
+  const inFlight = new InFlightBytes(config.inFlightMaxBytes ?? DEFAULT_INFLIGHT_MAX_BYTES);
   const https: HttpClient[] = [];
   const http = (service: ServiceName, baseUrl: string, defaultHeaders: Record<string, string>, timeout: number | undefined) => {
     const client = createHttpClient({

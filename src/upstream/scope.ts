@@ -4,8 +4,8 @@ import type { UpstreamLedger } from './ledger.js';
 
 /**
  * What one GraphQL operation hands to every upstream call made for it. Built once per operation by
- * `createContext` (`ctx.scope`), carried by the per-request loaders, and given to each client method,
- * which passes it to the HTTP layer. Passed explicitly, never held in async-local storage: the call
+ * the per-request root (`src/request-context.ts`), held by the request's data sources (`src/sources/`),
+ * and given to each client method, which passes it to the transport layers. Passed explicitly, never held in async-local storage: the call
  * path shows what an operation's calls share.
  *
  * Meant to grow: a trace context belongs here too, as an optional field that the HTTP layer reads the same way.

@@ -24,7 +24,7 @@ describe('Subscription.events', () => {
   });
   afterAll(() => gw?.close());
 
-  it('streams each kind as its own type, with the asset resolved through the asset loader', async () => {
+  it('streams each kind as its own type, with the asset resolved through the assets data source', async () => {
     const wallet = gw.sim.world.demoWallets[0]!;
     const { stream, first } = await subscribeEvents(gw, FULL);
     gw.sim.controls.resetCounts();
@@ -73,7 +73,7 @@ describe('Subscription.events', () => {
     await stream.close();
   });
 
-  it("resolves each event with its own loaders: a later event reads the wallet again and shows its current positions", async () => {
+  it("resolves each event with its own data sources: a later event reads the wallet again and shows its current positions", async () => {
     const wallet = gw.sim.world.demoWallets[1]!;
     const records = gw.sim.world.positionsByOwner.get(wallet)!;
     expect(records.length).toBeGreaterThan(0);
