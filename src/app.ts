@@ -110,7 +110,8 @@ export function createApp(options: AppOptions): App {
       useCredentials(),
       useRequestDeadline({ defaultMs: config.requestTimeoutDefaultMs, maxMs: config.requestTimeoutMaxMs }),
       useStrictUrlParams(),
-      useDocumentLimits(),
+      // A text the parse cache holds passed the limits when it was first parsed.
+      useDocumentLimits({ passed: (source) => parseCache.documentCache.has(source) }),
       useReadiness({ endpoint: '/ready', phase: () => phase, upstreams: services.upstreamHealth, eventsListening: () => services.events.listening }),
       useGraphQLStreamPath('/graphql', (request, serverContext) => yoga.fetch(request, serverContext)),
       // Without a secret nothing can be verified: the webhook path stays unknown (404).
@@ -140,13 +141,14 @@ export function createApp(options: AppOptions): App {
         // Operation names and paths are chosen by callers: as labels they would grow without bound.
         labels: { operationName: false, path: false },
         // The plugin turns every metric on unless told otherwise; each costs work on every request. Kept: the
-        // HTTP and operation durations (their counts are the request counts), execution time and errors.
-        // Off: the request-time Summary (a t-digest per observation, the same figure as the duration
-        // histogram), the request counter (the histogram's _count), and the parse, validate and context
-        // phases (cached or trivial here, a histogram observation each).
+        // HTTP duration (its count is the request count), execution time and errors. Off: the operation
+        // duration (the HTTP duration less the socket: parse and validate are cached here), the request-time
+        // Summary (a t-digest per observation, the same figure again), the request counter (the histogram's
+        // _count), and the parse, validate and context phases (cached or trivial here, a histogram
+        // observation each).
         metrics: {
           graphql_yoga_http_duration: true,
-          graphql_envelop_request_duration: true,
+          graphql_envelop_request_duration: false,
           graphql_envelop_phase_execute: true,
           graphql_envelop_error_result: true,
           graphql_envelop_deprecated_field: deprecatedFieldCounter(services.registry),

@@ -39,9 +39,17 @@ function normalizeAuthorization(value: string | null): string | null {
  * rate-limit count): the SHA-256 of everything the alerts service identifies them by, never the
  * credentials themselves.
  */
-export function subscriberKey({ authorization, clientKey }: SubscriberCredentials): string {
-  return hash('sha256', `${authorization}\n${clientKey ?? ''}`, 'hex');
+export function subscriberKey(credentials: SubscriberCredentials): string {
+  let key = keys.get(credentials);
+  if (key === undefined) keys.set(credentials, (key = hash('sha256', `${credentials.authorization}\n${credentials.clientKey ?? ''}`, 'hex')));
+  return key;
 }
+
+/**
+ * Each credentials object's key, made once: a request reads its caller once (`useCredentials`), and the
+ * response cache, the collapse of identical work, the rate limit and the identity lookup all ask for it.
+ */
+const keys = new WeakMap<SubscriberCredentials, string>();
 
 /**
  * A call that needs credentials the request does not carry: a subscriber read or change without an

@@ -77,7 +77,8 @@ describe('the production entry (node dist/server.js)', () => {
     const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
     const runStage = dockerfile.slice(dockerfile.lastIndexOf('FROM '));
     expect(runStage).toMatch(/npm ci --omit=dev/);
-    expect(runStage.match(/^COPY .*/gm)).toEqual(['COPY package.json package-lock.json ./', 'COPY --from=build /app/dist ./dist']);
+    // vendor/: the dependency the lockfile installs from the repository (vendor/README.md).
+    expect(runStage.match(/^COPY .*/gm)).toEqual(['COPY package.json package-lock.json ./', 'COPY vendor ./vendor', 'COPY --from=build /app/dist ./dist']);
     expect(runStage).toContain('CMD ["node", "dist/server.js"]');
   });
 

@@ -18,6 +18,8 @@ export interface DocumentLimitsOptions {
   maxBytes?: number;
   /** Deepest nesting of brackets of any kind (selection sets, lists, input objects, arguments). Default `MAX_DOCUMENT_NESTING` (64). */
   maxNesting?: number;
+  /** Whether a text already passed these limits (it is in the parse cache, which holds no refused one): it is not measured again. */
+  passed?: (source: string) => boolean;
 }
 
 /**
@@ -34,6 +36,7 @@ export function useDocumentLimits(options: DocumentLimitsOptions = {}): Plugin {
   return {
     onParse({ params }) {
       const source: string = typeof params.source === 'string' ? params.source : (params.source as Source).body;
+      if (options.passed?.(source)) return;
       // Length in UTF-16 units never exceeds the UTF-8 length: only a borderline text is measured.
       if (source.length > maxBytes || (source.length * 3 > maxBytes && Buffer.byteLength(source) > maxBytes)) {
         throw gatewayError(`The document is larger than ${maxBytes} bytes.`, 'QUERY_TOO_COMPLEX', { http: { status: 413 } });

@@ -1,4 +1,4 @@
-import { useReadinessCheck, type Plugin } from 'graphql-yoga';
+import type { Plugin } from 'graphql-yoga';
 import type { UpstreamHealth } from '../stores/upstream-health.js';
 
 /** Where the process is in its life: readiness is 200 only while `ready`. */
@@ -23,18 +23,24 @@ export interface ReadinessOptions {
  * replica alike, and taking them all out would turn degraded answers into none.
  */
 export function useReadiness(options: ReadinessOptions): Plugin {
-  return useReadinessCheck({
-    endpoint: options.endpoint ?? '/ready',
-    check: ({ fetchAPI }) => {
+  const endpoint = options.endpoint ?? '/ready';
+  // Yoga's useReadinessCheck does this too, but tests every other request against a URLPattern first:
+  // a path comparison is all a fixed endpoint needs.
+  return {
+    onRequest(payload) {
+      if (payload.url.pathname !== endpoint) return;
+      const { fetchAPI } = payload;
       const phase = options.phase();
       const events = options.eventsListening?.() ?? true;
       // A replica deaf to the events channel would accept streams that never receive anything.
       const status = phase === 'ready' && !events ? 'events-not-listening' : phase;
       const body = JSON.stringify({ status, upstreams: options.upstreams.snapshot() });
-      return new fetchAPI.Response(body, {
-        status: status === 'ready' ? 200 : 503,
-        headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
-      });
+      payload.endResponse(
+        new fetchAPI.Response(body, {
+          status: status === 'ready' ? 200 : 503,
+          headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
+        }),
+      );
     },
-  });
+  };
 }

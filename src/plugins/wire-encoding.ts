@@ -43,13 +43,14 @@ export function useWireEncoding(): Plugin {
       const tagged = taggable(headers.get('cache-control'));
       const coding = negotiate(request.headers.get('accept-encoding'));
       if (!tagged && !coding) return;
-      // The body is read only when this answer's tag or size is not known yet, or it is compressed now.
-      let body: Buffer | null = null;
-      const read = async () => (body ??= Buffer.from(await response.text()));
+      // The body is read only when this answer's tag or size is not known yet, or it is compressed now;
+      // as the text it is (hashed, measured and compressed as its UTF-8 bytes, never copied into them).
+      let body: string | null = null;
+      const read = async () => (body ??= await response.text());
       if (tagged) {
         if (held.etag === undefined) {
-          const bytes = await read();
-          [held.etag, held.size] = [strongTag(bytes), bytes.length];
+          const text = await read();
+          [held.etag, held.size] = [strongTag(text), Buffer.byteLength(text)];
         }
         const unchanged = notModified(request, headers, held.etag, fetchAPI);
         if (unchanged) {
@@ -59,8 +60,8 @@ export function useWireEncoding(): Plugin {
       } else {
         headers.delete('etag');
       }
-      if (coding && (held.size ??= (await read()).length) >= COMPRESSION_THRESHOLD_BYTES) {
-        const encoded = await (held[coding] ??= encoder.encode(coding, await read()));
+      if (coding && (held.size ??= Buffer.byteLength(await read())) >= COMPRESSION_THRESHOLD_BYTES) {
+        const encoded = await (held[coding] ??= encoder.encode(coding, Buffer.from(await read())));
         const compressed = new fetchAPI.Headers(headers);
         compressed.set('content-encoding', coding);
         compressed.set('content-length', String(encoded.length));
@@ -68,7 +69,7 @@ export function useWireEncoding(): Plugin {
         return;
       }
       // Read for its tag: sent as it was.
-      if (body) setResponse(new fetchAPI.Response(body as Uint8Array<ArrayBuffer>, { status: 200, headers }));
+      if (body !== null) setResponse(new fetchAPI.Response(body, { status: 200, headers }));
     },
   };
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { FetchAPI } from 'graphql-yoga';
 
 /**
@@ -35,9 +35,9 @@ export function taggable(cacheControl: string | null): boolean {
   return cacheControl !== null && !/\bno-store\b/i.test(cacheControl);
 }
 
-/** A strong entity tag: 128 bits of the SHA-256 of the bytes. */
+/** A strong entity tag: 128 bits of the SHA-256 of the bytes (a text's UTF-8 bytes). */
 export function strongTag(body: Buffer | string): string {
-  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
+  return `"${hash('sha256', body, 'base64url').slice(0, 22)}"`;
 }
 
 /** Whether `If-None-Match` names this tag (weak comparison, RFC 9110 §13.1.2), or is `*`. */

@@ -178,10 +178,14 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
     // A persisted document is sent again by its id: a refresh runs exactly what the client may run.
     const { query, ...rest } = state.params;
     const byId = rest['documentId'] != null || (rest['extensions'] as { persistedQuery?: unknown } | undefined)?.persistedQuery != null;
-    const body = JSON.stringify(byId ? rest : { ...rest, query });
+    const params = byId ? rest : { ...rest, query };
+    // The parameters handed over parsed, as node-http.ts hands over a client's: a body stream would go
+    // through Yoga's size limit (a stream pipeline per refresh) only to be parsed back into this object.
+    const refreshRequest = new Request(request.url, { method: 'POST', headers });
+    Object.defineProperty(refreshRequest, 'json', { value: () => Promise.resolve(params) });
     void (async () => {
       try {
-        const response = await options.refresh!(new Request(request.url, { method: 'POST', headers, body }), state.serverContext);
+        const response = await options.refresh!(refreshRequest, state.serverContext);
         await response.arrayBuffer();
       } catch {
         // Not refreshed: the stale result expires at the end of its grace period, and a request then executes.

@@ -109,8 +109,19 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     createSend(options.agent, base.origin, options.inFlight),
   );
 
+  // A caller's frozen headers (one object per caller and request: alerts/client.ts) merged once, so
+  // its calls carry one object, and sharing (share.ts) hashes it once.
+  const merged = new WeakMap<HeaderValues, Record<string, string>>();
+  const headersOf = (values: HeaderValues | undefined): Record<string, string> => {
+    if (!values) return defaultHeaders;
+    if (!Object.isFrozen(values)) return withHeaders({ ...defaultHeaders }, values);
+    let headers = merged.get(values);
+    if (!headers) merged.set(values, (headers = Object.freeze(withHeaders({ ...defaultHeaders }, values))));
+    return headers;
+  };
+
   function call<T>(method: 'GET' | 'POST', p: string, opts: GetOptions & PostOptions): Promise<T> {
-    let headers = opts.headers ? withHeaders({ ...defaultHeaders }, opts.headers) : defaultHeaders;
+    let headers = headersOf(opts.headers);
     let body: string | undefined;
     if (method === 'POST' && opts.body !== undefined) {
       body = JSON.stringify(opts.body);

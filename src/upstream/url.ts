@@ -14,15 +14,27 @@ export function path(strings: TemplateStringsArray, ...values: Array<string | nu
 /** Query string from a record: undefined, null and empty lists are left out; lists become comma lists. */
 export function buildQuery(query: Query | undefined): string {
   if (!query) return '';
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(query)) {
-    if (value === undefined || value === null) continue;
-    if (Array.isArray(value)) {
-      if (value.length > 0) params.set(key, value.join(','));
-    } else {
-      params.set(key, String(value));
-    }
+  let text = '';
+  for (const key in query) {
+    const value = query[key];
+    if (value === undefined || value === null || (Array.isArray(value) && value.length === 0)) continue;
+    const joined = Array.isArray(value) ? value.join(',') : String(value);
+    text += `${text ? '&' : '?'}${formEncoded(key)}=${formEncoded(joined)}`;
   }
-  const text = params.toString();
-  return text ? `?${text}` : '';
+  return text;
+}
+
+/** Characters `URLSearchParams` leaves as they are (application/x-www-form-urlencoded). */
+const FORM_SAFE = /^[A-Za-z0-9*\-._]*$/;
+
+/**
+ * One name or value encoded exactly as `URLSearchParams` encodes it (space as `+`, everything but
+ * `FORM_SAFE` percent-encoded as UTF-8, a lone surrogate as U+FFFD), without building one per call:
+ * most values (ids, numbers, cursors) need no encoding at all.
+ */
+function formEncoded(text: string): string {
+  if (FORM_SAFE.test(text)) return text;
+  return encodeURIComponent(text.toWellFormed())
+    .replace(/%20/g, '+')
+    .replace(/[!'()~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }

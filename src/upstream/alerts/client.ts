@@ -39,9 +39,9 @@ import { detached, type CallScope } from '../scope.js';
 /** The caller's own credentials, forwarded as received on every subscriber call. The client keeps none. */
 export interface SubscriberCredentials {
   /** The caller's `Authorization` header value, e.g. `Bearer eyJ…`. */
-  authorization: string;
+  readonly authorization: string;
   /** The caller's `X-Service-Client-Key`. */
-  clientKey?: string;
+  readonly clientKey?: string;
 }
 
 /** The caller's application key, forwarded to the application calls only. */
@@ -106,9 +106,14 @@ export interface AlertsClient {
   ): Promise<SubscriberPage>;
 }
 
-function subscriberHeaders(creds: SubscriberCredentials): Record<string, string | undefined> {
-  return { authorization: creds.authorization, 'x-service-client-key': creds.clientKey };
+/** The headers of one caller's calls, built once per credentials object (a request's every call shares them, and so its calls' merged headers and sharing key). */
+function subscriberHeaders(creds: SubscriberCredentials): Readonly<Record<string, string | undefined>> {
+  let headers = callerHeaders.get(creds);
+  if (!headers) callerHeaders.set(creds, (headers = Object.freeze({ authorization: creds.authorization, 'x-service-client-key': creds.clientKey })));
+  return headers;
 }
+
+const callerHeaders = new WeakMap<SubscriberCredentials, Readonly<Record<string, string | undefined>>>();
 
 function appIdsBody(appIds: readonly string[] | undefined): RawHistoryMarkBody {
   return appIds?.length ? { appId: [...appIds] } : {};

@@ -29,12 +29,21 @@ export function share(defaultHeaders: Record<string, string>): Layer {
       if (call.method !== 'GET' || call.onBytes) return next(call);
       // Its caller already left: nothing to start or join.
       if (call.endedBy) return Promise.reject(call.endedBy);
-      const who = call.headers === defaultHeaders ? '' : hash('sha256', JSON.stringify(call.headers), 'base64url');
+      const who = call.headers === defaultHeaders ? '' : callerOf(call.headers);
       const key = `${call.path}\n${call.route}\n${call.maxBytes}\n${who}`;
       return new Waiter(call, inFlight.get(key) ?? start(key, call)).answer;
     };
   };
 }
+
+/** The hash a call's headers are keyed by: once per headers object (a caller's calls share one: http.ts). */
+function callerOf(headers: Record<string, string>): string {
+  let who = callers.get(headers);
+  if (who === undefined) callers.set(headers, (who = hash('sha256', JSON.stringify(headers), 'base64url')));
+  return who;
+}
+
+const callers = new WeakMap<Record<string, string>, string>();
 
 /** One GET in flight that several callers wait on. */
 class SharedCall {
