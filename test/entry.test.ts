@@ -79,13 +79,14 @@ describe('the production entry (node dist/server.js)', () => {
     expect(runStage).toMatch(/npm ci --omit=dev/);
     // vendor/: the dependency the lockfile installs from the repository (vendor/README.md).
     expect(runStage.match(/^COPY .*/gm)).toEqual(['COPY package.json package-lock.json ./', 'COPY vendor ./vendor', 'COPY --from=build /app/dist ./dist']);
-    expect(runStage).toContain('CMD ["node", "dist/server.js"]');
+    // The image starts the gateway exactly as `npm run start:prod` does, with the same V8 flags.
+    expect(runStage).toContain(`CMD ${JSON.stringify(pkg.scripts['start:prod']!.split(' '))}`.replaceAll(',', ', '));
   });
 
   it('is what npm start is not: npm start execs the development entry in one process', () => {
     // `exec`: npm's shell becomes node, so the SIGTERM a process manager sends npm reaches the gateway.
     expect(pkg.scripts['start']).toBe('exec node --import tsx src/dev.ts');
-    expect(pkg.scripts['start:prod']).toBe('node dist/server.js');
+    expect(pkg.scripts['start:prod']).toBe('node --max-semi-space-size=16 dist/server.js');
     // The standalone simulator likewise: a SIGTERM to npm's PID stops it and frees its port.
     expect(pkg.scripts['simulator']).toBe('exec node --import tsx src/simulator/main.ts');
   });

@@ -4,7 +4,7 @@
  * autocannon at 50 connections. See bench/README.md ("Throughput").
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +15,12 @@ import { MANY_USERS, screens, type Screen, type ScreenName } from './screens.js'
 import { loadConfig } from '../../src/config.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** `npm run start:prod` (the image's command too): node's flags and the entry, run as production runs them. */
+const PRODUCTION_COMMAND = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts['start:prod']!;
+const PRODUCTION_ARGS = PRODUCTION_COMMAND.split(' ')
+  .slice(1)
+  .map((arg) => (arg.endsWith('.js') ? join(ROOT, arg) : arg));
 
 export interface ThroughputOptions {
   /** Seconds of each warm window. */
@@ -291,7 +297,7 @@ async function startTarget(rig: Rig, kind: ServerKind, bodyFile?: string): Promi
   if (kind === 'gateway' || kind === 'gateway-off') {
     // One load generator is one caller: the per-caller rate limit (a guard against one client flooding) is off unless the bench's environment sets it.
     const gatewayEnv = { RATE_LIMIT_PER_MINUTE: '0', ...rig.env, PORT: String(port), ...(kind === 'gateway-off' ? { RESPONSE_CACHE: 'off' } : {}) };
-    proc = startNode([join(ROOT, 'dist/server.js')], gatewayEnv, core);
+    proc = startNode(PRODUCTION_ARGS, gatewayEnv, core);
     health = `http://127.0.0.1:${port}/health`;
   } else if (kind === 'baseline') {
     // Plain JavaScript, as the gateway runs from dist/: no TypeScript loader compiling in the measured process.
@@ -482,7 +488,7 @@ export function throughputMarkdown(rows: readonly ThroughputRow[], ctx: ReportCo
     '',
     `- Date: ${new Date().toISOString()}; run time ${ctx.seconds} s`,
     `- Machine: ${cpu[0]?.model ?? 'unknown CPU'}, ${cpu.length} cores, Node ${process.version}; load average (1 / 5 / 15 min) ${ctx.loadBefore} before, ${ctx.loadAfter} after`,
-    `- Each server in its own process (${ctx.pinned ? `\`taskset -c ${SERVER_CORE}\`` : 'not pinned'}): the gateway as built (\`node dist/server.js\`, NODE_ENV=production` +
+    `- Each server in its own process (${ctx.pinned ? `\`taskset -c ${SERVER_CORE}\`` : 'not pinned'}): the gateway as built and started in production (\`${PRODUCTION_COMMAND}\`, NODE_ENV=production` +
       `${process.env['MAX_QUERY_COST'] ? `, MAX_QUERY_COST=${process.env['MAX_QUERY_COST']}` : ', MAX_QUERY_COST unset'}` +
       `, RATE_LIMIT_PER_MINUTE=${process.env['RATE_LIMIT_PER_MINUTE'] ?? '0'}: one load generator is one caller), the hand-written baseline ` +
       '(bench/throughput/baseline.ts: undici `request` on one Agent + `Promise.all`, no GraphQL, no cache), a bare node server returning the baseline\'s answer as a fixed body.',

@@ -179,13 +179,14 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
     const { query, ...rest } = state.params;
     const byId = rest['documentId'] != null || (rest['extensions'] as { persistedQuery?: unknown } | undefined)?.persistedQuery != null;
     const params = byId ? rest : { ...rest, query };
+    const { serverContext } = state;
     // The parameters handed over parsed, as node-http.ts hands over a client's: a body stream would go
     // through Yoga's size limit (a stream pipeline per refresh) only to be parsed back into this object.
     const refreshRequest = new Request(request.url, { method: 'POST', headers });
     Object.defineProperty(refreshRequest, 'json', { value: () => Promise.resolve(params) });
     void (async () => {
       try {
-        const response = await options.refresh!(refreshRequest, state.serverContext);
+        const response = await options.refresh!(refreshRequest, serverContext);
         await response.arrayBuffer();
       } catch {
         // Not refreshed: the stale result expires at the end of its grace period, and a request then executes.
@@ -252,6 +253,9 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
     },
     onResponse({ request, response }) {
       const state = states.get(request);
+      // Read here for the last time: it holds the request's parameters and server context (for a
+      // refresh), which must not live on for as long as anything still holds the request.
+      states.delete(request);
       if (state) outcomes?.inc({ outcome: !state.policy ? 'bypass' : state.hit ? 'hit' : 'miss' });
       // A 304 has no body to describe; a stream (subscriptions) sets its own.
       if (!state || response.status === 304 || response.headers.has('cache-control')) return;
