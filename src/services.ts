@@ -2,7 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import { Redis } from 'ioredis';
 import { createClientAddress } from './client-address.js';
 import { createVerifiedCallers, type VerifiedCallers } from './stores/verified-callers.js';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { tallyCounter } from './metrics.js';
 import type { Config, UpstreamUrls } from './config.js';
 import { createPositionsStore, positionTokens, type PositionsStore, type PositionsStoreOptions } from './stores/positions.js';
 import { createEventHub, type EventHub } from './events/hub.js';
@@ -66,10 +67,10 @@ export function createServices(options: ServicesOptions): Services {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
-  const calls = new Counter({
+  const calls = tallyCounter({
     name: 'gateway_upstream_requests_total',
     help: 'Upstream calls by service, route and outcome.',
-    labelNames: ['service', 'route', 'status'],
+    labelNames: ['service', 'route', 'status'] as const,
     registers: [registry],
   });
   const durations = new Histogram({
@@ -98,7 +99,7 @@ export function createServices(options: ServicesOptions): Services {
     serviceTimeoutMs: { assets: config.assetsTimeoutMs, assetsFallback: config.assetsTimeoutMs },
     onRequest: (info) => {
       const status = info.status === undefined ? 'error' : String(info.status);
-      calls.inc({ service: info.service, route: info.route, status });
+      calls.count(info.service, info.route, status);
       durations.observe({ service: info.service, route: info.route }, info.durationMs / 1000);
       upstreamHealth.onRequest(info);
     },

@@ -1,6 +1,7 @@
-import { Counter, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { tallyCounter } from '../metrics.js';
 import type { Logger } from '../logger.js';
-import type { AssetView, Freshness, FreshnessSource, MetadataSource, TokenRef } from '../models/index.js';
+import type { Asset, AssetView, Freshness, FreshnessSource, MetadataSource, TokenRef } from '../models/index.js';
 import { isUpstreamError } from '../upstream/errors.js';
 import { isValidAssetId, type Upstream } from '../upstream/index.js';
 import { isDeadlineExceeded, untilDeadline } from '../upstream/deadline.js';
@@ -120,10 +121,13 @@ export function createAssetCache(deps: AssetCacheDeps, options: AssetCacheOption
   const copies = createCopies({ ...o, now });
   const tokenRecords = createTokenRecords(o.maxTokenRecords, now);
 
-  const lookups = new Counter({
+  // The views served of each copy, by source (a copy is replaced, not changed, when fetched again).
+  const viewsOf = new WeakMap<Copy, Partial<Record<MetadataSource, AssetView>>>();
+  // Counted for every token of every screen (dozens a request): tallied, the counter told on collection.
+  const lookups = tallyCounter({
     name: 'gateway_asset_lookups_total',
     help: 'Asset lookups through the shared asset cache, by what they needed fresh and the metadata source served.',
-    labelNames: ['need', 'source'],
+    labelNames: ['need', 'source'] as const,
     registers: [deps.registry],
   });
 
@@ -131,10 +135,20 @@ export function createAssetCache(deps: AssetCacheDeps, options: AssetCacheOption
     copy.asset === null ? o.notFoundTtlMs : need === 'price' ? o.priceTtlMs : o.metadataTtlMs;
 
   function serve(copy: Copy, need: AssetNeed, source: MetadataSource, asked: boolean, scope: CallScope | undefined): AssetLookup {
-    lookups.inc({ need, source });
+    lookups.count(need, source);
     const use = LEDGER_USE[source];
     if (use) scope?.ledger?.cacheUse(use);
-    return { asset: copy.asset && { ...copy.asset, metadataSource: source, freshness: freshnessOf(source, copy.fetchedAt) }, asked };
+    return { asset: copy.asset && viewOf(copy, copy.asset, source), asked };
+  }
+
+  /**
+   * A copy as served from one source: made once per copy and source, then handed to every request that
+   * is served it (views are read, never changed), rather than copied for each of the dozens of tokens a
+   * screen resolves.
+   */
+  function viewOf(copy: Copy, asset: Asset, source: MetadataSource): AssetView {
+    const views = (viewsOf.get(copy) ?? viewsOf.set(copy, {}).get(copy))!;
+    return (views[source] ??= { ...asset, metadataSource: source, freshness: freshnessOf(source, copy.fetchedAt) });
   }
 
   async function afterFailure(assetId: string, need: AssetNeed, error: unknown, scope: CallScope | undefined): Promise<AssetLookup> {
@@ -155,7 +169,7 @@ export function createAssetCache(deps: AssetCacheDeps, options: AssetCacheOption
 
     const record = tokenRecords.get(assetId);
     if (record) {
-      lookups.inc({ need, source: 'FALLBACK' });
+      lookups.count(need, 'FALLBACK');
       scope?.ledger?.cacheUse('fallback');
       const asset = assetFromToken(record.token);
       return { asset: { ...asset, metadataSource: 'FALLBACK', freshness: freshnessOf('FALLBACK', record.seenAt), priceUnavailable: true }, asked: true };

@@ -102,16 +102,22 @@ export class LazyEdge<T, P> {
 
 /** Relay page information whose start and end cursors are those of its first and last edges, read when asked for. */
 export function lazyPageInfo(edges: readonly { cursor: string }[], hasNextPage: boolean, hasPreviousPage: boolean): PageInfo {
-  return {
-    hasNextPage,
-    hasPreviousPage,
-    get startCursor() {
-      return edges[0]?.cursor ?? null;
-    },
-    get endCursor() {
-      return edges.at(-1)?.cursor ?? null;
-    },
-  };
+  return new LazyPageInfo(edges, hasNextPage, hasPreviousPage);
+}
+
+/** Its getters on the prototype: an object literal with getters builds them anew for every page. */
+class LazyPageInfo implements PageInfo {
+  constructor(
+    private readonly edges: readonly { cursor: string }[],
+    readonly hasNextPage: boolean,
+    readonly hasPreviousPage: boolean,
+  ) {}
+  get startCursor(): string | null {
+    return this.edges[0]?.cursor ?? null;
+  }
+  get endCursor(): string | null {
+    return this.edges.at(-1)?.cursor ?? null;
+  }
 }
 
 export function encodeCursor<T>(payload: T): string {

@@ -20,7 +20,10 @@ export function createTokenRecords(max: number, now: () => number): TokenRecords
     remember(tokens) {
       const seenAt = now();
       for (const token of tokens) {
-        if (isValidAssetId(token.assetId)) records.set(token.assetId, { token, seenAt });
+        // The same record seen again (the market index hands out one per token): only when is news.
+        const held = records.get(token.assetId);
+        if (held?.token === token) held.seenAt = seenAt;
+        else if (isValidAssetId(token.assetId)) records.set(token.assetId, { token, seenAt });
       }
     },
     get: (assetId) => records.get(assetId),
