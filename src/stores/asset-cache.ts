@@ -147,7 +147,8 @@ export function createAssetCache(deps: AssetCacheDeps, options: AssetCacheOption
    * screen resolves.
    */
   function viewOf(copy: Copy, asset: Asset, source: MetadataSource): AssetView {
-    const views = (viewsOf.get(copy) ?? viewsOf.set(copy, {}).get(copy))!;
+    let views = viewsOf.get(copy);
+    if (!views) viewsOf.set(copy, (views = {}));
     return (views[source] ??= { ...asset, metadataSource: source, freshness: freshnessOf(source, copy.fetchedAt) });
   }
 

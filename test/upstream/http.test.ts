@@ -400,4 +400,16 @@ describe('buildQuery', () => {
       '?filters=%7B%22prediction%22%3A%7B%22status%22%3A%5B%22open%22%5D%7D%7D',
     );
   });
+
+  it('encodes every name and value exactly as URLSearchParams does (space as +, !\'()~ escaped, a lone surrogate as U+FFFD)', () => {
+    const asURLSearchParams = (value: string) => `?k=${new URLSearchParams({ k: value }).toString().slice(2)}`;
+    for (let code = 0; code < 0x3000; code++) {
+      const value = `${String.fromCharCode(code)}z`;
+      expect(buildQuery({ k: value }), `U+${code.toString(16)}`).toBe(asURLSearchParams(value));
+    }
+    for (const value of ["x!'()~*-._", 'a&b=c?d#e/f+g%h', 'é€😀', '\ud800x', 'solana:So11111111111111111111111111111111111111112']) {
+      expect(buildQuery({ k: value })).toBe(asURLSearchParams(value));
+    }
+    expect(buildQuery({ 'k y': 'v' })).toBe(`?${new URLSearchParams({ 'k y': 'v' }).toString()}`);
+  });
 });
