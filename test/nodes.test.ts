@@ -80,3 +80,20 @@ describe('node(id:) and nodes(ids:)', () => {
     expect(result.data!.nodes).toEqual([null, null]);
   });
 });
+
+describe('global ids', () => {
+  it("every Node type's id resolves without a promise, encoded as the relay plugin encodes it", async () => {
+    const { schema } = await import('../src/schema/index.js');
+    const { encodeGlobalID } = await import('@pothos/plugin-relay');
+    const { isObjectType } = await import('graphql');
+    const nodes = Object.values(schema.getTypeMap()).filter((type) => isObjectType(type) && type.getInterfaces().some((i) => i.name === 'Node'));
+    expect(nodes.length).toBeGreaterThan(10);
+    for (const type of nodes) {
+      // An AsyncFunction would hand the executor a promise for every id of a response.
+      expect(isObjectType(type) && type.getFields()['id']!.resolve!.constructor.name, type.name).toBe('Function');
+    }
+    const provider = schema.getType('Provider');
+    const id = isObjectType(provider) ? provider.getFields()['id']!.resolve!({ providerId: 'kamino', name: 'Kamino' }, {}, {}, {} as never) : null;
+    expect(id).toBe(encodeGlobalID('Provider', 'kamino'));
+  });
+});

@@ -1,6 +1,7 @@
 import SchemaBuilder, { brandWithType } from '@pothos/core';
 import ComplexityPlugin from '@pothos/plugin-complexity';
 import RelayPlugin from '@pothos/plugin-relay';
+import SyncGlobalIdsPlugin from './sync-global-ids.js';
 import { decodeGlobalID } from '@pothos/plugin-relay';
 import { isObjectType, type GraphQLSchema } from 'graphql';
 import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
@@ -28,7 +29,7 @@ export const builder = new SchemaBuilder<{
     JSON: { Input: unknown; Output: unknown };
   };
 }>({
-  plugins: [RelayPlugin, ComplexityPlugin],
+  plugins: [RelayPlugin, ComplexityPlugin, SyncGlobalIdsPlugin],
   // Field costs only: the limit is enforced once per operation, before execution, by plugins/query-cost.ts.
   complexity: { defaultComplexity: 0, defaultListMultiplier: UNPAGINATED_LIST_BOUND, disabled: true },
   relay: {

@@ -1,0 +1,51 @@
+import SchemaBuilder, { BasePlugin, type PothosOutputFieldConfig, type SchemaTypes } from '@pothos/core';
+import { encodeGlobalID } from '@pothos/plugin-relay';
+import type { GraphQLFieldResolver } from 'graphql';
+
+/**
+ * The `id` of every Node type, resolved without a promise. The relay plugin resolves each one through
+ * an `async` function: every id of a response (a position's, its market's, its provider's, …) became a
+ * promise the executor had to wait on in a microtask of its own, some sixty per mobile home screen.
+ * This plugin resolves a node's id with the type's own `id.resolve` and the relay plugin's encoding,
+ * the same string, and waits only when that resolver returns a promise.
+ */
+const pluginName = 'syncGlobalIds';
+
+declare global {
+  // Pothos registers plugins in this global namespace: its plugin types cannot be declared otherwise.
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  export namespace PothosSchemaTypes {
+    export interface Plugins<Types extends SchemaTypes> {
+      syncGlobalIds: PothosSyncGlobalIdsPlugin<Types>;
+    }
+  }
+}
+
+/** What a node's `id.resolve` returns (Pothos types it so): its raw id, which the encoding makes a string. */
+type RawId = string | number | bigint | null | undefined;
+type IdResolver = (parent: unknown, args: object, context: object, info: unknown) => RawId | Promise<RawId>;
+
+export class PothosSyncGlobalIdsPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
+  override wrapResolve(
+    resolver: GraphQLFieldResolver<unknown, Types['Context'], object>,
+    fieldConfig: PothosOutputFieldConfig<Types>,
+  ): GraphQLFieldResolver<unknown, Types['Context'], object> {
+    const idField = this.builder.options.relay?.idFieldName ?? 'id';
+    if (fieldConfig.name !== idField || fieldConfig.kind !== 'Object') return resolver;
+    const typeConfig = this.buildCache.getTypeConfig(fieldConfig.parentType);
+    const id = (typeConfig.pothosOptions as { id?: { resolve?: IdResolver } }).id;
+    // Only a node's own id field (declared by `builder.node` with `id.resolve`); the relay plugin's custom encoder, if any, keeps the async path.
+    if (typeConfig.kind !== 'Object' || typeof id?.resolve !== 'function' || this.builder.options.relay?.encodeGlobalID) return resolver;
+    const typename = typeConfig.name;
+    const rawId = id.resolve;
+    const encode = (raw: RawId) => (raw == null ? raw : encodeGlobalID(typename, String(raw)));
+    return (parent, args, context, info) => {
+      const raw = rawId(parent, args, context, info);
+      return raw instanceof Promise ? raw.then(encode) : encode(raw);
+    };
+  }
+}
+
+SchemaBuilder.registerPlugin(pluginName, PothosSyncGlobalIdsPlugin);
+
+export default pluginName;
