@@ -73,6 +73,9 @@ describe('cursor keys', () => {
       expect(decodeCursor(encodeCursor({ o: 4 }), accept, invalid)).toEqual({ o: 4 });
       setCursorKeys(cursorKeys(loadConfig({ ...env, CURSOR_SECRET: 'new-secret' })));
       expect(() => decodeCursor(old, accept, invalid)).toThrow(/not ours/);
+      // The same place issued again after the rotation is signed with the new key, not reissued as remembered.
+      expect(encodeCursor({ o: 3 })).not.toBe(old);
+      expect(decodeCursor(encodeCursor({ o: 3 }), accept, invalid)).toEqual({ o: 3 });
     } finally {
       setCursorKeys(cursorKeys(loadConfig({})));
     }

@@ -1,4 +1,5 @@
 import { createHmac, createSecretKey, hash, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { badUserInput } from '../../errors.js';
 
 /**
@@ -68,7 +69,16 @@ let keys: { current: KeyObject; previous: KeyObject | null } = { current: create
 /** Sets the keys of the process (at boot, from the configuration: `cursorKeys`). */
 export function setCursorKeys(next: CursorKeys): void {
   keys = { current: createSecretKey(next.current), previous: next.previous ? createSecretKey(next.previous) : null };
+  issued.clear();
 }
+
+/**
+ * The cursors issued lately, by their payload's text: a page read again (by any caller: a payload holds
+ * only a place in a list and the fingerprint of its arguments, nothing of the caller) reissues its
+ * cursors without an HMAC each (5 µs a cursor, a hundred on a page of markets: 9 % of such a page's
+ * CPU). Bounded by their characters (a payload is a few hundred at most, an upstream cursor inside included).
+ */
+const issued = new LRUCache<string, string>({ max: 10_000, maxSize: 2 * 1024 * 1024, sizeCalculation: (cursor, json) => cursor.length + json.length });
 
 const mac = (key: KeyObject, body: string): Buffer => createHmac('sha256', key).update(body).digest().subarray(0, 16);
 
@@ -121,8 +131,13 @@ class LazyPageInfo implements PageInfo {
 }
 
 export function encodeCursor<T>(payload: T): string {
-  const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
-  return `${body}.${mac(keys.current, body).toString('base64url')}`;
+  const json = JSON.stringify(payload);
+  let cursor = issued.get(json);
+  if (cursor === undefined) {
+    const body = Buffer.from(json).toString('base64url');
+    issued.set(json, (cursor = `${body}.${mac(keys.current, body).toString('base64url')}`));
+  }
+  return cursor;
 }
 
 /**
