@@ -100,7 +100,8 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
       })
     : null;
 
-  const policyOf = (query: string): CachePolicy | null => {
+  /** The document's remembered policy (and hash): one lookup a request, read again for its key. */
+  const policyOf = (query: string): { policy: CachePolicy | null; documentHash?: string } | null => {
     let known = policies.get(query);
     if (!known) {
       // A document past the limits is refused at parse (plugins/document-limits.ts): it is neither parsed
@@ -114,7 +115,7 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
       }
       policies.set(query, (known = { policy }));
     }
-    return known.policy;
+    return known;
   };
 
   const graceMs = options.refresh ? (options.graceMs ?? 0) : 0;
@@ -139,9 +140,8 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
   };
 
   /** `<owner>.<hash>`: the document's hash (kept beside its policy), the operation name and the variables. */
-  const keyOf = (owner: string, query: string, operationName: string | null | undefined, variables: unknown): string => {
-    const known = policies.get(query);
-    const documentHash = known ? (known.documentHash ??= sha256(query)) : sha256(query);
+  const keyOf = (owner: string, document: { documentHash?: string }, query: string, operationName: string | null | undefined, variables: unknown): string => {
+    const documentHash = (document.documentHash ??= sha256(query));
     return `${owner}.${sha256(`${documentHash}|${operationName ?? ''}|${JSON.stringify(variables ?? {})}`)}`;
   };
 
@@ -206,7 +206,8 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
       const query = params.query;
       const cacheControl = readCacheControl(request.headers.get('cache-control'));
       const bypass = cacheControl.noCache || cacheControl.noStore || (options.ownAnswer?.(request) ?? false);
-      let policy = query && !bypass ? policyOf(query) : null;
+      const document = query && !bypass ? policyOf(query) : null;
+      let policy = document?.policy ?? null;
       // Cached results are at most `ttlMs` old: only a shorter bound could be missed by one.
       if (policy && cacheControl.maxAgeMs !== null && cacheControl.maxAgeMs < policy.ttlMs) policy = null;
       // The caller `useCredentials` read once for this request (the context holds the same); without
@@ -225,8 +226,8 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
         ...(policy && graceMs > 0 ? { params: params as unknown as Record<string, unknown>, serverContext: context } : {}),
       };
       states.set(request, state);
-      if (!policy || !query) return;
-      state.key = keyOf(owner, query, params.operationName, params.variables);
+      if (!policy || !query || !document) return;
+      state.key = keyOf(owner, document, query, params.operationName, params.variables);
       // A refresh executes and stores; it never reads.
       if (state.refresh) return;
       const found = store.get(state.key);
