@@ -22,5 +22,5 @@ USER node
 EXPOSE 4000
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||4000)+'/health').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
-# The young generation capped at 16 MiB a semi-space (Node 24's default grows it to 64): README "Image".
-CMD ["node", "--max-semi-space-size=16", "dist/server.js"]
+# The young generation capped at 32 MiB a semi-space (Node 24's default grows it to 64): README "Image".
+CMD ["node", "--max-semi-space-size=32", "dist/server.js"]

@@ -86,7 +86,7 @@ describe('the production entry (node dist/server.js)', () => {
   it('is what npm start is not: npm start execs the development entry in one process', () => {
     // `exec`: npm's shell becomes node, so the SIGTERM a process manager sends npm reaches the gateway.
     expect(pkg.scripts['start']).toBe('exec node --import tsx src/dev.ts');
-    expect(pkg.scripts['start:prod']).toBe('node --max-semi-space-size=16 dist/server.js');
+    expect(pkg.scripts['start:prod']).toBe('node --max-semi-space-size=32 dist/server.js');
     // The standalone simulator likewise: a SIGTERM to npm's PID stops it and frees its port.
     expect(pkg.scripts['simulator']).toBe('exec node --import tsx src/simulator/main.ts');
   });
