@@ -32,9 +32,15 @@ export interface ThroughputOptions {
   latencies: number[];
   /** Run `npm run build` first (the gateway runs from dist/). */
   build: boolean;
+  /**
+   * Rounds of each screen and latency: the servers in turn (gateway, gateway-off, baseline), a fresh
+   * process each, then again. The report gives each figure's median over the rounds and each ratio's
+   * median over the rounds' pairs (so a comparison holds while the machine's speed drifts), with its range.
+   */
+  rounds: number;
 }
 
-export const THROUGHPUT_DEFAULTS: ThroughputOptions = { warmSeconds: 5, coldRequests: 100, connections: 50, latencies: [0, 20], build: true };
+export const THROUGHPUT_DEFAULTS: ThroughputOptions = { warmSeconds: 5, coldRequests: 100, connections: 50, latencies: [0, 20], build: true, rounds: 3 };
 
 /** How many subscribers' tokens the signed-in screens rotate over at most (the simulator is started with as many). */
 const SUBSCRIBERS = MANY_USERS;
@@ -51,6 +57,8 @@ export interface ThroughputRow {
   latencyMs: number;
   phase: Phase;
   server: ServerKind;
+  /** Which round of the screen and latency (1-based). */
+  round: number;
   requests: number;
   seconds: number;
   rps: number;
@@ -198,7 +206,7 @@ const WARM_UP_PER_CONNECTION = 4;
  * One window of `amount` requests: every request sent is answered inside the window, so CPU and upstream
  * calls divide exactly. A warm window is first sized by an unmeasured warm-up.
  */
-async function measure(rig: Rig, target: Target, screen: Screen, latencyMs: number, phase: Phase, options: ThroughputOptions): Promise<{ row: ThroughputRow; body: string | null }> {
+async function measure(rig: Rig, target: Target, screen: Screen, latencyMs: number, phase: Phase, round: number, options: ThroughputOptions): Promise<{ row: ThroughputRow; body: string | null }> {
   const state: WindowState = { lastResponseAt: 0, graphqlErrors: 0, firstError: null, lastGoodBody: null };
   const load = (run: { amount: number } | { duration: number }, s: WindowState) =>
     autocannon({
@@ -244,6 +252,7 @@ async function measure(rig: Rig, target: Target, screen: Screen, latencyMs: numb
       latencyMs,
       phase,
       server: target.kind,
+      round,
       requests,
       seconds,
       rps: requests / seconds,
@@ -317,12 +326,12 @@ async function startTarget(rig: Rig, kind: ServerKind, bodyFile?: string): Promi
 }
 
 /** A fresh process: its first `coldRequests` requests (cold), then a warm window. */
-async function coldAndWarm(rig: Rig, kind: ServerKind, screen: Screen, latencyMs: number, options: ThroughputOptions, log: (row: ThroughputRow) => void) {
+async function coldAndWarm(rig: Rig, kind: ServerKind, screen: Screen, latencyMs: number, round: number, options: ThroughputOptions, log: (row: ThroughputRow) => void) {
   const target = await startTarget(rig, kind);
   try {
-    const cold = await measure(rig, target, screen, latencyMs, 'cold', options);
+    const cold = await measure(rig, target, screen, latencyMs, 'cold', round, options);
     log(cold.row);
-    const warm = await measure(rig, target, screen, latencyMs, 'warm', options);
+    const warm = await measure(rig, target, screen, latencyMs, 'warm', round, options);
     log(warm.row);
     return { rows: [cold.row, warm.row], body: warm.body ?? cold.body };
   } finally {
@@ -339,7 +348,9 @@ export interface ThroughputRun {
   markdown: string;
 }
 
-export async function runThroughput(options: ThroughputOptions = THROUGHPUT_DEFAULTS): Promise<ThroughputRun> {
+export async function runThroughput(given: ThroughputOptions = THROUGHPUT_DEFAULTS): Promise<ThroughputRun> {
+  const rounds = Math.floor(Number(process.env['BENCH_ROUNDS'] ?? given.rounds));
+  const options: ThroughputOptions = { ...given, rounds: Number.isFinite(rounds) && rounds >= 1 ? rounds : given.rounds };
   const started = Date.now();
   const loadBefore = loadavg().map((l) => l.toFixed(2)).join(' / ');
   const loadBefore1 = loadavg()[0] ?? 0;
@@ -390,10 +401,12 @@ export async function runThroughput(options: ThroughputOptions = THROUGHPUT_DEFA
     for (const latencyMs of latencies) {
       await setLatency(simUrl, latencyMs);
       for (const screen of all) {
-        for (const kind of ['gateway', 'gateway-off', 'baseline'] as const) {
-          const run = await coldAndWarm(rig, kind, screen, latencyMs, options, log);
-          rows.push(...run.rows);
-          if (kind === 'baseline' && run.body && !bodies.has(screen.name)) bodies.set(screen.name, run.body);
+        for (let round = 1; round <= options.rounds; round++) {
+          for (const kind of ['gateway', 'gateway-off', 'baseline'] as const) {
+            const run = await coldAndWarm(rig, kind, screen, latencyMs, round, options, log);
+            rows.push(...run.rows);
+            if (kind === 'baseline' && run.body && !bodies.has(screen.name)) bodies.set(screen.name, run.body);
+          }
         }
       }
     }
@@ -403,13 +416,15 @@ export async function runThroughput(options: ThroughputOptions = THROUGHPUT_DEFA
       const body = bodies.get(screen.name) ?? '{}';
       const file = join(tmp, `${screen.name}.json`);
       writeFileSync(file, body);
-      const target = await startTarget(rig, 'bare', file);
-      try {
-        const warm = await measure(rig, target, screen, 0, 'warm', options);
-        log(warm.row);
-        rows.push(warm.row);
-      } finally {
-        await target.proc.stop();
+      for (let round = 1; round <= options.rounds; round++) {
+        const target = await startTarget(rig, 'bare', file);
+        try {
+          const warm = await measure(rig, target, screen, 0, 'warm', round, options);
+          log(warm.row);
+          rows.push(warm.row);
+        } finally {
+          await target.proc.stop();
+        }
       }
       notes.push(`Bare server body for ${screen.name}: ${Buffer.byteLength(body)} bytes (the baseline's answer).`);
     }
@@ -438,6 +453,13 @@ export async function runThroughput(options: ThroughputOptions = THROUGHPUT_DEFA
 // ---------------------------------------------------------------------------------------------
 
 const fixed = (n: number, digits: number) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
+
+/** The middle value (the mean of the two middle ones for an even count); NaN for none. */
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length === 0 ? NaN : sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
 const mib = (bytes: number) => `${fixed(bytes / (1024 * 1024), 0)} MiB`;
 const upstreamText = (u: Record<string, number>) =>
   Object.entries(u)
@@ -447,7 +469,7 @@ const upstreamText = (u: Record<string, number>) =>
 
 function consoleLine(r: ThroughputRow): string {
   return (
-    `  ${r.screen.padEnd(7)} ${String(r.latencyMs).padStart(2)} ms ${r.phase} ${r.server.padEnd(8)} ` +
+    `  ${r.screen.padEnd(7)} ${String(r.latencyMs).padStart(2)} ms round ${r.round} ${r.phase} ${r.server.padEnd(8)} ` +
     `${fixed(r.rps, 0).padStart(6)} req/s  p50 ${fixed(r.p50, 0)} ms  p99 ${fixed(r.p99, 0)} ms  CPU ${fixed(r.cpuMsPerRequest, 2)} ms/req  ` +
     `upstream/req ${upstreamText(r.upstream)}  peak RSS ${mib(r.peakRssBytes)}  ` +
     `${r.server === 'gateway' ? `executions/key/TTL ${r.executionsPerKeyWindow === null ? 'n/a' : fixed(r.executionsPerKeyWindow, 2)}  ` : ''}(${r.requests} req, ${r.non2xx} non-2xx, ${r.graphqlErrors} with errors, ${r.failures} failed)`
@@ -469,17 +491,38 @@ interface ReportContext {
 export const THROUGHPUT_HEADING = '## Throughput: gateway vs hand-written baseline vs bare server';
 
 export function throughputMarkdown(rows: readonly ThroughputRow[], ctx: ReportContext): string {
-  const baselineOf = (r: ThroughputRow) => rows.find((b) => b.server === 'baseline' && b.screen === r.screen && b.latencyMs === r.latencyMs && b.phase === r.phase);
-  const bareOf = (r: ThroughputRow) => rows.find((b) => b.server === 'bare' && b.screen === r.screen);
-  const versus = (r: ThroughputRow): string => {
+  // One line per screen, latency, phase and server: each figure the median of its rounds.
+  const groups = new Map<string, ThroughputRow[]>();
+  for (const r of rows) {
+    const key = `${r.screen}|${r.server === 'bare' ? '' : r.latencyMs}|${r.phase}|${r.server}`;
+    groups.set(key, [...(groups.get(key) ?? []), r]);
+  }
+  const roundOf = (r: ThroughputRow, server: ServerKind) =>
+    rows.find((b) => b.server === server && b.screen === r.screen && b.latencyMs === r.latencyMs && b.phase === r.phase && b.round === r.round);
+  /** A ratio's median over the rounds' pairs (each round's gateway against that round's baseline), with its range. */
+  const pairs = (group: readonly ThroughputRow[], figure: (r: ThroughputRow) => number) => {
+    const ratios = group.flatMap((r) => {
+      const base = roundOf(r, 'baseline');
+      return base ? [figure(r) / figure(base)] : [];
+    });
+    if (ratios.length === 0) return null;
+    const range = ratios.length > 1 ? ` (${fixed(Math.min(...ratios), 2)}–${fixed(Math.max(...ratios), 2)})` : '';
+    return `${fixed(median(ratios), 2)}×${range}`;
+  };
+  const bareRps = (screen: ScreenName) => {
+    const bare = rows.filter((b) => b.server === 'bare' && b.screen === screen).map((b) => b.rps);
+    return bare.length > 0 ? median(bare) : null;
+  };
+  const versus = (group: readonly ThroughputRow[], rps: number): string => {
+    const r = group[0]!;
     if (r.server === 'bare') return 'ceiling';
     const parts: string[] = [];
-    const base = baselineOf(r);
-    if ((r.server === 'gateway' || r.server === 'gateway-off') && base) {
-      parts.push(`${fixed(r.rps / base.rps, 2)}× req/s, ${fixed(r.cpuMsPerRequest / base.cpuMsPerRequest, 2)}× CPU, ${fixed(r.peakRssBytes / base.peakRssBytes, 2)}× peak RSS`);
+    if (r.server === 'gateway' || r.server === 'gateway-off') {
+      const [req, cpu, rss] = [pairs(group, (x) => x.rps), pairs(group, (x) => x.cpuMsPerRequest), pairs(group, (x) => x.peakRssBytes)];
+      if (req && cpu && rss) parts.push(`${req} req/s, ${cpu} CPU, ${rss} peak RSS`);
     }
-    const bare = bareOf(r);
-    if (bare && r.phase === 'warm') parts.push(`${fixed((100 * r.rps) / bare.rps, 0)} % of bare`);
+    const bare = bareRps(r.screen);
+    if (bare && r.phase === 'warm') parts.push(`${fixed((100 * rps) / bare, 0)} % of bare`);
     return parts.join('; ');
   };
   const cpu = cpus();
@@ -496,6 +539,8 @@ export function throughputMarkdown(rows: readonly ThroughputRow[], ctx: ReportCo
     `- Load: autocannon, ${ctx.options.connections} connections. **cold** = the first ${ctx.options.coldRequests} requests of a fresh process (empty caches, unwarmed JIT); ` +
       `**warm** = then ${WARM_UP_PER_CONNECTION * ctx.options.connections} requests unmeasured, then as many requests as their rate makes in ${ctx.options.warmSeconds} s (at least ${2 * ctx.options.connections}), on the same process. ` +
       'Every window is a fixed number of requests, all answered inside it; the server is left to go idle before each.',
+    `- Rounds: ${ctx.options.rounds} of each screen and latency, the servers in turn (gateway, gateway-off, baseline), a fresh process each; the bare server ${ctx.options.rounds} times per screen at the end. ` +
+      'Each figure below is the median of its rounds (Requests, non-2xx and errors: their sum); each ratio to the baseline is the median of the rounds\' pairs (each round\'s server against the same round\'s baseline), its range in brackets; the share of bare is the median req/s over the bare server\'s median.',
     `- Screens: **mobile** = \`MobileHome\` rotating 20 subscribers' tokens; **mobile1000** = the same over ${MANY_USERS} distinct subscribers (most requests miss the response cache); **wallet** = 50 positions with markets, providers and token assets of ${ctx.wallet.address} ` +
       `(the simulator's largest wallet: ${ctx.wallet.positions} positions, so the page holds ${ctx.wallet.positions}); **markets** = a page of 100 markets selecting every kind's fields and token assets (bench/throughput/screens.ts).`,
     ...(ctx.busy ? [`- **The machine was shared** with other work during this run (load average above its ${cpu.length} cores): absolute figures are low and noisy; compare rows of the same run.`] : []),
@@ -506,11 +551,40 @@ export function throughputMarkdown(rows: readonly ThroughputRow[], ctx: ReportCo
     '| Screen | Upstream latency | Phase | Server | req/s | p50 | p99 | CPU ms/req | Upstream calls/req | Peak RSS | Executions/key/TTL | Requests | non-2xx | with GraphQL errors | vs baseline |',
     '|---|---:|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---|',
   ];
-  for (const r of rows) {
+  for (const group of groups.values()) {
+    const r = group[0]!;
+    const of = (figure: (x: ThroughputRow) => number) => median(group.map(figure));
+    const sum = (figure: (x: ThroughputRow) => number) => group.reduce((total, x) => total + figure(x), 0);
+    const rps = of((x) => x.rps);
+    const executions = group.map((x) => x.executionsPerKeyWindow).filter((x): x is number => x !== null);
+    const upstream = Object.fromEntries(Object.keys(r.upstream).map((service) => [service, of((x) => x.upstream[service] ?? 0)]));
     lines.push(
-      `| ${r.screen} | ${r.server === 'bare' ? '–' : `${r.latencyMs} ms`} | ${r.server === 'bare' ? '–' : r.phase} | ${r.server} | ${fixed(r.rps, 0)} | ${fixed(r.p50, 0)} ms | ${fixed(r.p99, 0)} ms | ` +
-        `${fixed(r.cpuMsPerRequest, 2)} | ${upstreamText(r.upstream)} | ${mib(r.peakRssBytes)} | ${r.server === 'gateway' ? (r.executionsPerKeyWindow === null ? 'n/a' : fixed(r.executionsPerKeyWindow, 2)) : '–'} | ${r.requests} | ${r.non2xx} | ${r.graphqlErrors} | ${versus(r)} |`,
+      `| ${r.screen} | ${r.server === 'bare' ? '–' : `${r.latencyMs} ms`} | ${r.server === 'bare' ? '–' : r.phase} | ${r.server} | ${fixed(rps, 0)} | ${fixed(of((x) => x.p50), 0)} ms | ${fixed(of((x) => x.p99), 0)} ms | ` +
+        `${fixed(of((x) => x.cpuMsPerRequest), 2)} | ${upstreamText(upstream)} | ${mib(of((x) => x.peakRssBytes))} | ${r.server === 'gateway' ? (executions.length === 0 ? 'n/a' : fixed(median(executions), 2)) : '–'} | ` +
+        `${sum((x) => x.requests)} | ${sum((x) => x.non2xx)} | ${sum((x) => x.graphqlErrors)} | ${versus(group, rps)} |`,
     );
+  }
+  const warm = rows.filter((r) => r.phase === 'warm' && r.server !== 'bare');
+  if (ctx.options.rounds > 1 && warm.length > 0) {
+    const rounds = Array.from({ length: ctx.options.rounds }, (_, i) => i + 1);
+    lines.push(
+      '',
+      '### Warm windows, round by round',
+      '',
+      'req/s (CPU ms/req) of each round\'s warm window; the servers of one round ran one after the other.',
+      '',
+      `| Screen | Upstream latency | Server | ${rounds.map((n) => `Round ${n}`).join(' | ')} |`,
+      `|---|---:|---|${rounds.map(() => '---:').join('|')}|`,
+    );
+    for (const group of groups.values()) {
+      const r = group[0]!;
+      if (r.phase !== 'warm' || r.server === 'bare') continue;
+      const cells = rounds.map((n) => {
+        const x = group.find((g) => g.round === n);
+        return x ? `${fixed(x.rps, 0)} (${fixed(x.cpuMsPerRequest, 2)})` : '–';
+      });
+      lines.push(`| ${r.screen} | ${r.latencyMs} ms | ${r.server} | ${cells.join(' | ')} |`);
+    }
   }
   lines.push('', ...ctx.notes.map((n) => `- ${n}`), '');
   return lines.join('\n');
