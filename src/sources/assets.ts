@@ -30,7 +30,11 @@ export class AssetsSource {
   /** Assets this request fetched (or tried to): their price is as fresh as it gets, so `price` does not ask again. */
   #fetched: WeakSet<AssetView> | undefined;
   /** By the loaded asset rather than by id: an asset loaded again (a subscription's next event) is priced again. */
-  #prices: WeakMap<AssetView, Promise<AssetView | null>> | undefined;
+  #prices: WeakMap<AssetView, AssetView | null | Promise<AssetView | null>> | undefined;
+  /** Assets a held copy answered at once, by id: one answer per id and request, as the loader's. */
+  #held: Map<string, AssetView | null> | undefined;
+  /** Ids asked of the loader in this request: it holds their answer (a call's, say), asked again through it. */
+  #loading: Set<string> | undefined;
 
   constructor(services: Pick<Services, 'assetCache' | 'upstream'>, scope: CallScope = {}) {
     this.#services = services;
@@ -43,6 +47,26 @@ export class AssetsSource {
    * read prices through `price`.
    */
   asset(id: string): Promise<AssetView | null> {
+    const asset = this.#assetNow(id);
+    return asset instanceof Promise ? asset : Promise.resolve(asset);
+  }
+
+  /**
+   * The asset at once when a held copy answers (the cache's own TTLs and the client's bound decide), else
+   * the loader's promise. Most tokens of a screen are held: each resolved without a promise costs the
+   * executor no wait, where the loader would add a tick and a promise per token.
+   */
+  #assetNow(id: string): AssetView | null | Promise<AssetView | null> {
+    const held = this.#held?.get(id);
+    if (held !== undefined) return held;
+    if (!this.#loading?.has(id)) {
+      const lookup = this.#services.assetCache.held(id, 'metadata', this.#scope);
+      if (lookup) {
+        (this.#held ??= new Map()).set(id, lookup.asset);
+        return lookup.asset;
+      }
+      (this.#loading ??= new Set()).add(id);
+    }
     return (this.#assets ??= this.#assetLoader()).load(id);
   }
 
@@ -50,28 +74,37 @@ export class AssetsSource {
    * The asset as `price` needs it: with a price within the price TTL (or the fallback chain's best),
    * looked up once per loaded asset. Pass an asset this request loaded (`asset`, `token`).
    */
-  price(loaded: AssetView): Promise<AssetView | null> {
+  price(loaded: AssetView): AssetView | null | Promise<AssetView | null> {
     // Fetched (or tried) for this request, or a token record standing in for a failed service: asking again would learn nothing.
-    if (this.#fetched?.has(loaded) || loaded.priceUnavailable) return Promise.resolve(loaded);
+    if (this.#fetched?.has(loaded) || loaded.priceUnavailable) return loaded;
     const prices = (this.#prices ??= new WeakMap());
-    let pending = prices.get(loaded);
-    if (!pending) {
-      pending = this.#services.assetCache.get(loaded.assetId, 'price', this.#scope).then((lookup) => lookup.asset);
-      prices.set(loaded, pending);
+    let priced = prices.get(loaded);
+    if (priced === undefined) {
+      const { assetCache } = this.#services;
+      // A held copy with a price within its TTL answers at once.
+      const lookup = assetCache.held(loaded.assetId, 'price', this.#scope);
+      priced = lookup ? lookup.asset : assetCache.get(loaded.assetId, 'price', this.#scope).then((answer) => answer.asset);
+      prices.set(loaded, priced);
     }
-    return pending;
+    return priced;
   }
 
-  /** A token of a market or position: the asset, or, when the assets service fails, its metadata from the token record. */
-  async token(ref: TokenRef): Promise<AssetView | null> {
+  /**
+   * A token of a market or position: the asset (at once when held), or, when the assets service fails,
+   * its metadata from the token record.
+   */
+  token(ref: TokenRef): AssetView | null | Promise<AssetView | null> {
     this.#services.assetCache.rememberTokens([ref]);
     // The cache falls back to the record just remembered when the service fails, so a null here
     // means the assets service does not know the token (or its id cannot be looked up): the record
     // is then all there is, and a missing price is simply unknown.
-    const found = isValidAssetId(ref.assetId) ? await this.asset(ref.assetId).catch(() => undefined) : null;
-    if (found) return found;
-    // When the record was read is not carried with it: `asOf` unknown.
-    return { ...assetFromToken(ref), metadataSource: 'FALLBACK', freshness: freshnessOf('FALLBACK', null), priceUnavailable: found === undefined };
+    if (!isValidAssetId(ref.assetId)) return fromRecord(ref, false);
+    const found = this.#assetNow(ref.assetId);
+    if (!(found instanceof Promise)) return found ?? fromRecord(ref, false);
+    return found.then(
+      (asset) => asset ?? fromRecord(ref, false),
+      () => fromRecord(ref, true),
+    );
   }
 
   /** An asset's whole price series for a range (≤ 2 000 points, one upstream call); null when the asset is unknown. */
@@ -87,6 +120,8 @@ export class AssetsSource {
   /** Starts a subscription's event: forgets what earlier events loaded, and calls with the stream's signal alone. */
   startEvent(): void {
     this.#assets = undefined;
+    this.#held = undefined;
+    this.#loading = undefined;
     this.#priceHistories = undefined;
     this.#fetched = undefined;
     this.#prices = undefined;
@@ -124,4 +159,9 @@ export class AssetsSource {
       { cacheKeyFn: (key) => `${key.assetId} ${key.from} ${key.to ?? 'now'} ${key.resolution}` },
     );
   }
+}
+
+/** A token's metadata from its record (when it was read is not carried with it: `asOf` unknown). */
+function fromRecord(ref: TokenRef, priceUnavailable: boolean): AssetView {
+  return { ...assetFromToken(ref), metadataSource: 'FALLBACK', freshness: freshnessOf('FALLBACK', null), priceUnavailable };
 }

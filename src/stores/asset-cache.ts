@@ -54,6 +54,11 @@ export interface AssetCache {
    * there is one). Copies served are counted in `scope`'s ledger.
    */
   get(assetId: string, need: AssetNeed, scope?: CallScope): Promise<AssetLookup>;
+  /**
+   * `get`'s answer when a held copy gives it (fresh for `need`, or stale within the revalidation window,
+   * whose refresh it starts), at once and without a promise; undefined when only a call can answer.
+   */
+  held(assetId: string, need: AssetNeed, scope?: CallScope): AssetLookup | undefined;
 }
 
 /** What a lookup needs fresh: the metadata (good for hours) or the price (good for seconds). */
@@ -179,24 +184,30 @@ export function createAssetCache(deps: AssetCacheDeps, options: AssetCacheOption
     throw error;
   }
 
+  /** The answer a held copy gives: fresh, or stale within the revalidation window (its refresh started); undefined otherwise. */
+  function held(assetId: string, need: AssetNeed, scope: CallScope | undefined): AssetLookup | undefined {
+    const copy = copies.get(assetId);
+    // A copy older than the client's bound is past its TTL, and not served while revalidating either.
+    if (!copy || !accepted(scope?.freshness, copy.fetchedAt, now)) return undefined;
+    const age = now() - copy.fetchedAt;
+    const ttl = ttlOf(copy, need);
+    if (age < ttl) return serve(copy, need, copy.origin === 'primary' ? 'CACHE' : 'FALLBACK', false, scope);
+    if (age >= ttl + o.staleWhileRevalidateMs) return undefined;
+    copies.fetch(assetId, upstream.assets, 'primary', scope).catch((error: unknown) =>
+      logger.warn({ err: error, assetId }, 'background refresh of an asset failed; the copy stays'),
+    );
+    return serve(copy, need, 'STALE', false, scope);
+  }
+
   return {
     rememberTokens: (tokens) => tokenRecords.remember(tokens),
 
+    held: (assetId, need, scope) => (isValidAssetId(assetId) ? held(assetId, need, scope) : { asset: null, asked: false }),
+
     async get(assetId, need, scope) {
       if (!isValidAssetId(assetId)) return { asset: null, asked: false };
-      const copy = copies.get(assetId);
-      // A copy older than the client's bound is past its TTL, and not served while revalidating either.
-      if (copy && accepted(scope?.freshness, copy.fetchedAt, now)) {
-        const age = now() - copy.fetchedAt;
-        const ttl = ttlOf(copy, need);
-        if (age < ttl) return serve(copy, need, copy.origin === 'primary' ? 'CACHE' : 'FALLBACK', false, scope);
-        if (age < ttl + o.staleWhileRevalidateMs) {
-          copies.fetch(assetId, upstream.assets, 'primary', scope).catch((error: unknown) =>
-            logger.warn({ err: error, assetId }, 'background refresh of an asset failed; the copy stays'),
-          );
-          return serve(copy, need, 'STALE', false, scope);
-        }
-      }
+      const answer = held(assetId, need, scope);
+      if (answer) return answer;
       try {
         const fetched = await untilDeadline(copies.fetch(assetId, upstream.assets, 'primary', scope), scope?.deadline, 'assets');
         return serve(fetched, need, 'PRIMARY', true, scope);

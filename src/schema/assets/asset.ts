@@ -1,13 +1,13 @@
-import { badUserInput, upstreamUnavailable } from '../../errors.js';
-import type { AssetPriceView, AssetView, PricePoint, TokenRef } from '../../models/index.js';
+import { badUserInput } from '../../errors.js';
+import type { AssetPriceView, PricePoint } from '../../models/index.js';
 import { isValidAssetId, pointCount, PRICE_HISTORY_RESOLUTIONS, resolutionMs } from '../../upstream/index.js';
 import { builder } from '../builder.js';
 import { lengthCost, pagedHistoryCost } from '../common/cost.js';
 import { checkWindow, type HistoryWindow } from '../common/inputs.js';
 import { FreshnessRef } from '../common/freshness.js';
-import type { Context } from '../../context.js';
 import { ResolutionEnum } from '../enums.js';
 import { AssetRef } from '../refs.js';
+import { assetPrice, completed, loadAsset } from './resolve.js';
 import {
   MAX_ASSET_IDS,
   PRICE_HISTORY_PAGE,
@@ -70,21 +70,6 @@ const PricePointRef = builder.objectRef<PricePoint>('PricePoint').implement({
   }),
 });
 
-/** The complete asset behind a view: search results carry only the summary, the rest is loaded when asked for. */
-async function complete(asset: AssetView, ctx: Context): Promise<AssetView | null> {
-  return asset.summaryOnly ? loadAsset(asset.assetId, ctx) : asset;
-}
-
-/** A token of a market or position as an `Asset`, through the assets data source (which falls back to the token record). */
-export function resolveToken(ref: TokenRef | null, ctx: Context): Promise<AssetView | null> | null {
-  return ref ? ctx.assets.token(ref) : null;
-}
-
-/** An asset by id through the request's assets data source; null when the assets service does not know it. */
-export function loadAsset(id: string, ctx: Context): Promise<AssetView | null> {
-  return ctx.assets.asset(id);
-}
-
 builder.node(AssetRef, {
   description: 'A token, stock or real-world asset: metadata, latest price and price history.',
   id: { description: 'Opaque global id (for `node(id:)`).', resolve: (asset) => asset.assetId },
@@ -102,36 +87,30 @@ builder.node(AssetRef, {
     imageUrl: t.exposeString('imageUrl', { description: 'Logo URL.' }),
     decimals: t.int({
       description: 'Decimals of the on-chain token; null when not applicable.',
-      resolve: async (a, _args, ctx) => (await complete(a, ctx))?.decimals ?? null,
+      resolve: (a, _args, ctx) => completed(a, ctx, (c) => c?.decimals ?? null),
     }),
     tags: t.stringList({
       nullable: { list: true, items: false },
       description: 'Tags such as `stablecoin`, `lst`, `meme`.',
-      resolve: async (a, _args, ctx) => (await complete(a, ctx))?.tags ?? null,
+      resolve: (a, _args, ctx) => completed(a, ctx, (c) => c?.tags ?? null),
     }),
     description: t.string({
       description: 'A short description.',
-      resolve: async (a, _args, ctx) => (await complete(a, ctx))?.description ?? null,
+      resolve: (a, _args, ctx) => completed(a, ctx, (c) => c?.description ?? null),
     }),
     websiteUrl: t.string({
       description: "The project's website.",
-      resolve: async (a, _args, ctx) => (await complete(a, ctx))?.websiteUrl ?? null,
+      resolve: (a, _args, ctx) => completed(a, ctx, (c) => c?.websiteUrl ?? null),
     }),
     marketCapUsd: t.float({
       description: 'Market capitalisation in USD.',
-      resolve: async (a, _args, ctx) => (await complete(a, ctx))?.marketCapUsd ?? null,
+      resolve: (a, _args, ctx) => completed(a, ctx, (c) => c?.marketCapUsd ?? null),
     }),
     price: t.field({
       type: AssetPriceRef,
       description:
         'The latest price, refreshed on its own time-to-live (30 s; the metadata keeps 6 h); null when the asset has none, or (with an UPSTREAM_UNAVAILABLE error) when no assets service could be reached and no copy with a price exists.',
-      resolve: async (a, _args, ctx) => {
-        const asset = await complete(a, ctx);
-        if (!asset) return null;
-        const priced = await ctx.assets.price(asset);
-        if (priced?.priceUnavailable) throw upstreamUnavailable('assets');
-        return priced?.price ? { ...priced.price, freshness: priced.freshness } : null;
-      },
+      resolve: (a, _args, ctx) => assetPrice(a, ctx),
     }),
     freshness: t.field({
       type: FreshnessRef,

@@ -14,7 +14,7 @@ import type {
 } from '../../models/index.js';
 import { builder } from '../builder.js';
 import { AssetRef, MarketRef } from '../refs.js';
-import { resolveToken } from '../assets/asset.js';
+import { resolveToken } from '../assets/resolve.js';
 import { dateOrNull } from '../common/dates.js';
 import { loadMarket, MARKET_TYPE_NAMES } from './market.js';
 

@@ -16,7 +16,7 @@ import { builder } from '../builder.js';
 import { isSolanaAddress } from '../common/inputs.js';
 import { MarketTypeEnum } from '../enums.js';
 import { AssetRef, MarketRef, PositionRef, WalletRef } from '../refs.js';
-import { resolveToken } from '../assets/asset.js';
+import { resolveToken } from '../assets/resolve.js';
 
 const TYPENAMES = {
   LENDING: 'LendingPosition',

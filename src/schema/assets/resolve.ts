@@ -1,0 +1,39 @@
+import { completeValue } from '@pothos/core';
+import type { Context } from '../../context.js';
+import { upstreamUnavailable } from '../../errors.js';
+import type { AssetPriceView, AssetView, TokenRef } from '../../models/index.js';
+
+/**
+ * How an asset's fields reach the request's assets data source: each answers at once when the data
+ * is held (a complete view, a price within its TTL), and waits only for what must be loaded.
+ */
+
+/** The complete asset behind a view: search results carry only the summary, the rest is loaded when asked for. */
+function complete(asset: AssetView, ctx: Context): AssetView | Promise<AssetView | null> {
+  return asset.summaryOnly ? loadAsset(asset.assetId, ctx) : asset;
+}
+
+/** One field of the complete asset: at once when the view is complete, else once the rest is loaded. */
+export function completed<R>(asset: AssetView, ctx: Context, field: (complete: AssetView | null) => R): R | Promise<R> {
+  return completeValue(complete(asset, ctx), field);
+}
+
+/** The `AssetPrice` of an asset, completed and its price looked up (at once when a held copy has it). */
+export function assetPrice(view: AssetView, ctx: Context): AssetPriceView | null | Promise<AssetPriceView | null> {
+  return completeValue(complete(view, ctx), (asset) => (asset ? completeValue(ctx.assets.price(asset), priceView) : null));
+}
+
+function priceView(priced: AssetView | null): AssetPriceView | null {
+  if (priced?.priceUnavailable) throw upstreamUnavailable('assets');
+  return priced?.price ? { ...priced.price, freshness: priced.freshness } : null;
+}
+
+/** A token of a market or position as an `Asset`, through the assets data source (which falls back to the token record). */
+export function resolveToken(ref: TokenRef | null, ctx: Context): AssetView | null | Promise<AssetView | null> {
+  return ref ? ctx.assets.token(ref) : null;
+}
+
+/** An asset by id through the request's assets data source; null when the assets service does not know it. */
+export function loadAsset(id: string, ctx: Context): Promise<AssetView | null> {
+  return ctx.assets.asset(id);
+}
