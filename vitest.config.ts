@@ -1,8 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Tests that bound a wall-clock latency (`/health` within 100 ms under a webhook flood): they run after
- * every other file, alone, so what they time is the gateway under their own load, not the other test
+ * Tests that load the machine and bound a gateway's event-loop delay under a webhook flood: they run after
+ * every other file, alone, so what they measure is the gateway under their own load, not the other test
  * files sharing the machine's cores.
  */
 const TIMED = ['test/events/webhook-flood.test.ts'];

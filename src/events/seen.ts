@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from '../logger.js';
+import { loopTurns } from './turns.js';
 
 /** How long an event id is remembered: far longer than the upstream's five retries with backoff take. */
 export const SEEN_TTL_SECONDS = 24 * 60 * 60;
@@ -22,11 +23,14 @@ export function createSeenIds(options: { redis?: Redis | null; keyPrefix?: strin
 
   return {
     async claim(ids) {
-      const fresh = ids.map((id) => {
-        if (local.has(id)) return false;
-        local.set(id, true);
-        return true;
-      });
+      // Remembering 17,500 ids held the event loop for 36-54 ms of CPU: a few milliseconds at a time instead.
+      const turn = loopTurns();
+      const fresh: boolean[] = [];
+      for (const id of ids) {
+        fresh.push(!local.has(id));
+        if (fresh.at(-1)) local.set(id, true);
+        await turn();
+      }
       const toCheck = ids.filter((_, i) => fresh[i]);
       if (!redis || toCheck.length === 0) return fresh;
 
