@@ -1,4 +1,5 @@
-import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 
 /**
  * Node's HTTP server under Yoga: the server's own timeouts, and the request listener that reads small
@@ -80,7 +81,7 @@ function smallPost(req: IncomingMessage): boolean {
 
 /** `http.createServer` with the gateway's timeouts. Responses are not limited: event streams stay open. */
 export function createHttpServer(handler: NodeHandler, timeouts: Readonly<ServerTimeouts> = SERVER_TIMEOUTS): Server {
-  return createServer(
+  const server = createServer(
     {
       requestTimeout: timeouts.requestTimeoutMs,
       headersTimeout: timeouts.headersTimeoutMs,
@@ -89,4 +90,44 @@ export function createHttpServer(handler: NodeHandler, timeouts: Readonly<Server
     },
     nodeListener(handler),
   );
+  server.on('clientError', answerClientError);
+  return server;
+}
+
+/** How long a socket whose request was refused is still read, and what arrives dropped, so the client can read the answer. */
+const LINGER_MS = 2_000;
+
+/**
+ * Node's own answer to a request it cannot parse (400, 408, 413, 431), except that a request line or
+ * headers over Node's limit (16 KiB) are answered 414 (the request line alone is too long) or 431,
+ * then the socket is closed gracefully: Node's default destroys it while the client is still writing
+ * a 1 MiB URL, and the unread bytes make the kernel reset the connection before the client reads the
+ * answer. What the client goes on sending is read and dropped for LINGER_MS.
+ */
+function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex): void {
+  const response = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (error.code !== 'HPE_HEADER_OVERFLOW') {
+    if (socket.writable && !response?.headersSent) socket.write(closingAnswer(NODE_ANSWERS[error.code ?? ''] ?? 400));
+    socket.destroy(error);
+    return;
+  }
+  if (lingering.has(socket)) return;
+  lingering.add(socket);
+  const requestLineEnded = error.rawPacket?.includes('\r\n') ?? true;
+  if (socket.writable && !response?.headersSent) socket.end(closingAnswer(requestLineEnded ? 431 : 414));
+  socket.on('data', () => {});
+  socket.resume();
+  const cut = setTimeout(() => socket.destroy(), LINGER_MS);
+  cut.unref();
+  socket.once('close', () => clearTimeout(cut));
+}
+
+/** The statuses Node's default `clientError` handler answers by error code (400 otherwise). */
+const NODE_ANSWERS: Record<string, number> = { HPE_CHUNK_EXTENSIONS_OVERFLOW: 413, ERR_HTTP_REQUEST_TIMEOUT: 408 };
+/** Sockets already answered 414/431 (the parser reports each later chunk as another error). */
+const lingering = new WeakSet<Duplex>();
+
+function closingAnswer(status: number): string {
+  const body = JSON.stringify({ error: status === 414 ? 'request line (URL) too long' : status === 431 ? 'request headers too large' : STATUS_CODES[status] });
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 }

@@ -96,5 +96,30 @@ describe('the HTTP server', () => {
         expect(JSON.parse(answer.body).errors.length, body).toBeGreaterThan(0);
       }
     });
+
+    // A 1 MiB URL is over Node's 16 KiB limit on the request line and headers.
+    it('answers a 1 MiB GET URL with a readable 414 rather than a reset, by fetch() and on a raw socket', async () => {
+      const url = `http://127.0.0.1:${port}/graphql?query=${'x'.repeat(1024 * 1024)}`;
+      const answer = await fetch(url);
+      expect(answer.status).toBe(414);
+      expect(await answer.json()).toEqual({ error: 'request line (URL) too long' });
+
+      const socket = connect(port, '127.0.0.1');
+      await once(socket, 'connect');
+      let received = '';
+      socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+      socket.on('error', (error) => (received += `[${(error as NodeJS.ErrnoException).code}]`));
+      socket.write(`GET /graphql?query=${'x'.repeat(1024 * 1024)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      await once(socket, 'close');
+      expect(received).toMatch(/^HTTP\/1\.1 414 URI Too Long\r\n/);
+      expect(received).not.toContain('[ECONNRESET]');
+    });
+
+    it('answers headers over the limit with 431, and keeps serving', async () => {
+      const answer = await fetch(`http://127.0.0.1:${port}/health`, { headers: { 'x-large': 'y'.repeat(64 * 1024) } });
+      expect(answer.status).toBe(431);
+      expect(await answer.json()).toEqual({ error: 'request headers too large' });
+      expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+    });
   });
 });
