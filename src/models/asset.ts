@@ -26,6 +26,8 @@ export interface Asset extends AssetSummary {
   description: string | null;
   websiteUrl: string | null;
   price: AssetPrice | null;
+  /** The service sent a price that breaks its contract (a number as a string): `price` is null and the field reports invalid upstream data. */
+  priceInvalid?: true;
   marketCapUsd: number | null;
 }
 

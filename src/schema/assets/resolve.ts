@@ -25,6 +25,7 @@ export function assetPrice(view: AssetView, ctx: Context): AssetPriceView | null
 
 function priceView(priced: AssetView | null): AssetPriceView | null {
   if (priced?.priceUnavailable) throw upstreamUnavailable('assets');
+  if (priced?.priceInvalid) throw upstreamUnavailable('assets', false);
   return priced?.price ? { ...priced.price, freshness: priced.freshness } : null;
 }
 

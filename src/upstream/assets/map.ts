@@ -35,20 +35,24 @@ export function mapAssetSummary(raw: RawAssetSummary): AssetSummary | null {
 export function mapAsset(raw: RawAsset): Asset | null {
   return orNull(() => {
     if (!isObject(raw)) return null;
-    const price = optObject(raw.price);
+    const sent = optObject(raw.price);
+    const price = sent
+      ? orNull(() => ({
+          usd: reqNumber(sent['usd'], 'price.usd'),
+          change24h: optNumber(sent['change24h']),
+          updatedAt: reqString(sent['updatedAt'], 'price.updatedAt'),
+        }))
+      : null;
     return {
       ...summaryFields(raw),
       decimals: optNumber(raw.decimals),
       tags: array(raw.tags).filter((t): t is string => typeof t === 'string'),
       description: optString(raw.description),
       websiteUrl: optString(raw.websiteUrl),
-      price: price
-        ? orNull(() => ({
-            usd: reqNumber(price['usd'], 'price.usd'),
-            change24h: optNumber(price['change24h']),
-            updatedAt: reqString(price['updatedAt'], 'price.updatedAt'),
-          }))
-        : null,
+      price,
+      // A price sent that breaks the contract (`"usd": "3012.55"`, a number as a string) is invalid
+      // upstream data, reported on the field, not an asset without a price.
+      ...(price === null && raw.price != null ? { priceInvalid: true } : {}),
       marketCapUsd: optNumber(raw.marketCapUsd),
     };
   });
