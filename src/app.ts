@@ -15,6 +15,7 @@ import { createStreamCaps, type StreamCaps } from './plugins/stream-caps.js';
 import { useEventsWebhook } from './plugins/events-webhook.js';
 import { boundedParseCache, useDocumentLimits } from './plugins/document-limits.js';
 import { useStrictUrlParams } from './plugins/url-params.js';
+import { useRequestShape } from './plugins/request-shape.js';
 import { useJitExecution } from './plugins/jit.js';
 import { useQueryCost } from './plugins/query-cost.js';
 import { useCollapseInflight } from './plugins/collapse-inflight.js';
@@ -110,6 +111,8 @@ export function createApp(options: AppOptions): App {
       useCredentials(),
       useRequestDeadline({ defaultMs: config.requestTimeoutDefaultMs, maxMs: config.requestTimeoutMaxMs }),
       useStrictUrlParams(),
+      // Before anything reads the parameters: a query that is no string, variables too deep to walk.
+      useRequestShape(),
       // A text the parse cache holds passed the limits when it was first parsed.
       useDocumentLimits({ passed: (source) => parseCache.documentCache.has(source) }),
       useReadiness({ endpoint: '/ready', phase: () => phase, upstreams: services.upstreamHealth, eventsListening: () => services.events.listening }),

@@ -7,6 +7,7 @@ import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { RequestContext, ServerContext } from './context.js';
 import { readCredentials } from './credentials.js';
 import { badUserInput, gatewayError } from './errors.js';
+import { requestShapeRefusal } from './plugins/request-shape.js';
 
 /** What graphql-ws's `execute`/`subscribe` answer: a result, or a stream of them. */
 type OperationResult = ExecutionResult | AsyncIterable<ExecutionResult> | Promise<ExecutionResult | AsyncIterable<ExecutionResult>>;
@@ -124,6 +125,9 @@ export function attachGraphQLWs(
       socket: ctx.extra.socket,
       credentials: readCredentials(headers),
     });
+    // The same refusal as over HTTP (`useRequestShape`), before anything walks the variables.
+    const refusal = requestShapeRefusal(params);
+    if (refusal) return [refusal];
     const schema = enveloped.schema as GraphQLSchema;
     let document: DocumentNode;
     try {
