@@ -13,7 +13,7 @@ import { useRateLimit } from './plugins/rate-limit.js';
 import { useCredentials } from './plugins/credentials.js';
 import { createStreamCaps, type StreamCaps } from './plugins/stream-caps.js';
 import { useEventsWebhook } from './plugins/events-webhook.js';
-import { boundedParseCache, useDocumentLimits } from './plugins/document-limits.js';
+import { boundedParseCache, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_NESTING, nestsDeeperThan, useDocumentLimits } from './plugins/document-limits.js';
 import { useStrictUrlParams } from './plugins/url-params.js';
 import { useJitExecution } from './plugins/jit.js';
 import { useQueryCost } from './plugins/query-cost.js';
@@ -28,10 +28,12 @@ import { useTracing } from './plugins/tracing.js';
 import { useTrustedDocuments } from './plugins/trusted-documents.js';
 import { useUpstreamLedger } from './plugins/upstream-ledger.js';
 import { useWireEncoding } from './plugins/wire-encoding.js';
+import { useRequestDecisions } from './plugins/request-decisions.js';
+import { useVaryOrigin } from './plugins/vary-origin.js';
 import { schema } from './schema/index.js';
 import { createResponseCacheStore } from './response-cache/store.js';
 import type { Services } from './services.js';
-import { createRequestContext, ledgerAsked } from './request-context.js';
+import { createRequestContext } from './request-context.js';
 
 /**
  * Largest request body Yoga reads (413 beyond; Yoga's default is 25 MB). The largest real body is a
@@ -70,6 +72,8 @@ export function createApp(options: AppOptions): App {
     apqMaxBytes: config.apqMaxBytes,
   });
   const parseCache = boundedParseCache();
+  // Exactly the requests that get a ledger (decided once, `useRequestDecisions`): neither collapsed nor cached.
+  const ownAnswer = (context: ServerContext) => context.ledger === true;
   const streams = createStreamCaps({ perClient: config.maxStreamsPerClient, perProcess: config.maxStreams, registry: services.registry });
   const yoga: YogaServerInstance<ServerContext, RequestContext> = createYoga<ServerContext, RequestContext>({
     schema,
@@ -108,6 +112,7 @@ export function createApp(options: AppOptions): App {
       ...(config.tracing ? [useTracing()] : []),
       useRequestId(),
       useCredentials(),
+      useRequestDecisions(config),
       useRequestDeadline({ defaultMs: config.requestTimeoutDefaultMs, maxMs: config.requestTimeoutMaxMs }),
       useStrictUrlParams(),
       // A text the parse cache holds passed the limits when it was first parsed.
@@ -168,22 +173,26 @@ export function createApp(options: AppOptions): App {
       // After every refusal: a subscription refused for another reason holds no stream.
       streams.plugin,
       // Concurrent misses of one cache key (and identical queries with the cache off) run once.
-      useCollapseInflight({ registry: services.registry, ownAnswer: (request) => ledgerAsked(request, config) }),
+      useCollapseInflight({ registry: services.registry, ownAnswer: ownAnswer }),
       ...(config.responseCache
         ? [
             useGatewayResponseCache({
               store: responseCacheStore(options),
               ttlMs: config.responseCacheTtlMs,
               graceMs: config.responseCacheGraceMs,
+              privateGraceMs: config.responseCachePrivateGraceMs,
+              // A document past the limits is refused at parse: the cache does not parse it first.
+              admissible: (query) => query.length <= MAX_DOCUMENT_BYTES && !nestsDeeperThan(query, MAX_DOCUMENT_NESTING),
               // A stale answer's refresh: the same operation, run again through the whole gateway in the background.
-              refresh: (request, serverContext) => yoga.fetch(request, serverContext as ServerContext),
+              refresh: (request, serverContext) => yoga.fetch(request, serverContext),
               registry: services.registry,
-              // Exactly the requests that get a ledger: a header that gives none (production) does not bypass it.
-              ownAnswer: (request) => ledgerAsked(request, config),
+              ownAnswer,
             }),
           ]
         : []),
       ...(options.plugins ?? []),
+      // Every answer may carry another origin's CORS headers: a shared cache must key on the origin.
+      ...(config.corsOrigins.length ? [useVaryOrigin()] : []),
       // Last: compresses and tags what the hooks above produced (Cache-Control included).
       useWireEncoding(),
     ],
@@ -203,8 +212,9 @@ function responseCacheStore({ config, services }: AppOptions) {
     logger: services.logger,
     redis: services.redis,
     maxBytes: config.responseCacheMaxBytes,
-    ownerIndexTtlMs: config.responseCacheTtlMs.private + config.responseCacheGraceMs,
+    ownerIndexTtlMs: config.responseCacheTtlMs.private + config.responseCachePrivateGraceMs,
     graceMs: config.responseCacheGraceMs,
+    privateGraceMs: config.responseCachePrivateGraceMs,
   });
 }
 
