@@ -37,10 +37,9 @@ const EXECUTIONS = 'gateway_executions_total';
  * results (`@defer` / `@stream`: each waiter then runs its own). A leader whose caller went away was cut
  * short by its own signal: whoever waited on it runs its own execution.
  *
- * Each waiter keeps its own deadline: it waits on a leader no longer than its own time, and a leader
- * whose deadline comes before the waiter's is waited on only until that deadline: a leader that runs
- * out of time answers with its calls cut short, so the waiter then runs alone with the time it has
- * left (joining a newer leader whose deadline is no earlier than its own). Each waiter gets a copy of the
+ * Each waiter keeps its own deadline: it waits on a leader no longer than its own time, and the answer
+ * of a leader that ran out of time before the waiter's deadline (its calls cut short) is not shared:
+ * the waiter then runs alone with the time it has left, or joins a newer leader. Each waiter gets a copy of the
  * result's top level, so a hook that annotates one request's result (the response cache, the error
  * log) never writes into another's.
  */
@@ -104,12 +103,11 @@ export function useCollapseInflight(options: CollapseOptions = {}): Plugin<Conte
       const attempt = (execArgs: ExecutionArgs, passed?: InFlight): Execution => {
         const leader = inflight.get(key);
         if (!leader || leader === passed) return run(execArgs);
-        // Waited on until its answer, this waiter's own deadline, or the leader's when it comes first.
-        const until = Math.min(deadline?.at ?? Infinity, leader.deadline?.at ?? Infinity);
-        return settledBy(leader.result, until).then((settled) => {
+        // Waited on until its answer or this waiter's own deadline, whichever comes first.
+        return settledBy(leader.result, deadline?.at ?? Infinity).then((settled) => {
           const result = settled?.value;
           if (!settled || settled.failed || leader.signal.aborted || isAsyncIterable(result)) return attempt(execArgs, leader);
-          // The leader ran out of time before this waiter's deadline: its answer may have calls cut short.
+          // The leader ran out of time before this waiter's: its answer may have calls cut short, so this one runs with its own.
           if (leader.deadline && deadline && leader.deadline.at < deadline.at && performance.now() >= leader.deadline.at) return attempt(execArgs, leader);
           executions?.inc({ shared: 'true' });
           return { ...result!, ...(result!.extensions ? { extensions: { ...result!.extensions } } : {}) };
