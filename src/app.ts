@@ -28,10 +28,11 @@ import { useTracing } from './plugins/tracing.js';
 import { useTrustedDocuments } from './plugins/trusted-documents.js';
 import { useUpstreamLedger } from './plugins/upstream-ledger.js';
 import { useWireEncoding } from './plugins/wire-encoding.js';
-import { useRequestDecisions } from './plugins/request-decisions.js';
+import { getsOwnAnswer, useRequestDecisions } from './plugins/request-decisions.js';
 import { useVaryOrigin } from './plugins/vary-origin.js';
 import { schema } from './schema/index.js';
 import { createResponseCacheStore } from './response-cache/store.js';
+import type { RunRefresh } from './response-cache/refresh.js';
 import type { Services } from './services.js';
 import { createRequestContext } from './request-context.js';
 
@@ -72,8 +73,6 @@ export function createApp(options: AppOptions): App {
     apqMaxBytes: config.apqMaxBytes,
   });
   const parseCache = boundedParseCache();
-  // Exactly the requests that get a ledger (decided once, `useRequestDecisions`): neither collapsed nor cached.
-  const ownAnswer = (context: ServerContext) => context.ledger === true;
   const streams = createStreamCaps({ perClient: config.maxStreamsPerClient, perProcess: config.maxStreams, registry: services.registry });
   const yoga: YogaServerInstance<ServerContext, RequestContext> = createYoga<ServerContext, RequestContext>({
     schema,
@@ -173,23 +172,9 @@ export function createApp(options: AppOptions): App {
       // After every refusal: a subscription refused for another reason holds no stream.
       streams.plugin,
       // Concurrent misses of one cache key (and identical queries with the cache off) run once.
-      useCollapseInflight({ registry: services.registry, ownAnswer: ownAnswer }),
-      ...(config.responseCache
-        ? [
-            useGatewayResponseCache({
-              store: responseCacheStore(options),
-              ttlMs: config.responseCacheTtlMs,
-              graceMs: config.responseCacheGraceMs,
-              privateGraceMs: config.responseCachePrivateGraceMs,
-              // A document past the limits is refused at parse: the cache does not parse it first.
-              admissible: (query) => query.length <= MAX_DOCUMENT_BYTES && !nestsDeeperThan(query, MAX_DOCUMENT_NESTING),
-              // A stale answer's refresh: the same operation, run again through the whole gateway in the background.
-              refresh: (request, serverContext) => yoga.fetch(request, serverContext),
-              registry: services.registry,
-              ownAnswer,
-            }),
-          ]
-        : []),
+      useCollapseInflight({ registry: services.registry, ownAnswer: getsOwnAnswer }),
+      // A stale answer's refresh: the same operation, run again through the whole gateway in the background.
+      ...(config.responseCache ? [responseCache(options, (request, serverContext) => yoga.fetch(request, serverContext))] : []),
       ...(options.plugins ?? []),
       // Every answer may carry another origin's CORS headers: a shared cache must key on the origin.
       ...(config.corsOrigins.length ? [useVaryOrigin()] : []),
@@ -206,15 +191,19 @@ export function createApp(options: AppOptions): App {
   };
 }
 
-/** The response cache's store: in Redis when the replicas share one, else in process, bounded by bytes. */
-function responseCacheStore({ config, services }: AppOptions) {
-  return createResponseCacheStore({
-    logger: services.logger,
-    redis: services.redis,
-    maxBytes: config.responseCacheMaxBytes,
-    ownerIndexTtlMs: config.responseCacheTtlMs.private + config.responseCachePrivateGraceMs,
-    graceMs: config.responseCacheGraceMs,
-    privateGraceMs: config.responseCachePrivateGraceMs,
+/** The response cache, over a store in Redis when the replicas share one, else in process, bounded by bytes. */
+function responseCache({ config, services }: AppOptions, refresh: RunRefresh): Plugin<RequestContext> {
+  const grace = { graceMs: config.responseCacheGraceMs, privateGraceMs: config.responseCachePrivateGraceMs };
+  const { logger, redis, registry } = services;
+  return useGatewayResponseCache({
+    store: createResponseCacheStore({ logger, redis, maxBytes: config.responseCacheMaxBytes, ownerIndexTtlMs: config.responseCacheTtlMs.private + grace.privateGraceMs, ...grace }),
+    ttlMs: config.responseCacheTtlMs,
+    ...grace,
+    // A document past the limits is refused at parse: the cache does not parse it first.
+    admissible: (query) => query.length <= MAX_DOCUMENT_BYTES && !nestsDeeperThan(query, MAX_DOCUMENT_NESTING),
+    refresh,
+    registry,
+    ownAnswer: getsOwnAnswer,
   });
 }
 

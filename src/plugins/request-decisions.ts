@@ -18,3 +18,8 @@ export function useRequestDecisions(config: Pick<Config, 'debugLedger'>): Plugin
     },
   };
 }
+
+/** Whether a request's answer is its own (it gets the upstream ledger): never shared by the collapse, never cached. */
+export function getsOwnAnswer(context: ServerContext): boolean {
+  return context.ledger === true;
+}
