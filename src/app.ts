@@ -13,7 +13,7 @@ import { useRateLimit } from './plugins/rate-limit.js';
 import { useCredentials } from './plugins/credentials.js';
 import { createStreamCaps, type StreamCaps } from './plugins/stream-caps.js';
 import { useEventsWebhook } from './plugins/events-webhook.js';
-import { boundedParseCache, useDocumentLimits } from './plugins/document-limits.js';
+import { boundedParseCache, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_NESTING, nestsDeeperThan, useDocumentLimits } from './plugins/document-limits.js';
 import { useStrictUrlParams } from './plugins/url-params.js';
 import { useRequestShape } from './plugins/request-shape.js';
 import { useJitExecution } from './plugins/jit.js';
@@ -29,10 +29,13 @@ import { useTracing } from './plugins/tracing.js';
 import { useTrustedDocuments } from './plugins/trusted-documents.js';
 import { useUpstreamLedger } from './plugins/upstream-ledger.js';
 import { useWireEncoding } from './plugins/wire-encoding.js';
+import { getsOwnAnswer, useRequestDecisions } from './plugins/request-decisions.js';
+import { useVaryOrigin } from './plugins/vary-origin.js';
 import { schema } from './schema/index.js';
 import { createResponseCacheStore } from './response-cache/store.js';
+import type { RunRefresh } from './response-cache/refresh.js';
 import type { Services } from './services.js';
-import { createRequestContext, ledgerAsked } from './request-context.js';
+import { createRequestContext } from './request-context.js';
 
 /**
  * Largest request body Yoga reads (413 beyond; Yoga's default is 25 MB). The largest real body is a
@@ -109,6 +112,7 @@ export function createApp(options: AppOptions): App {
       ...(config.tracing ? [useTracing()] : []),
       useRequestId(),
       useCredentials(),
+      useRequestDecisions(config),
       useRequestDeadline({ defaultMs: config.requestTimeoutDefaultMs, maxMs: config.requestTimeoutMaxMs }),
       useStrictUrlParams(),
       // Before anything reads the parameters: a query that is no string, variables too deep to walk.
@@ -171,22 +175,12 @@ export function createApp(options: AppOptions): App {
       // After every refusal: a subscription refused for another reason holds no stream.
       streams.plugin,
       // Concurrent misses of one cache key (and identical queries with the cache off) run once.
-      useCollapseInflight({ registry: services.registry, ownAnswer: (request) => ledgerAsked(request, config) }),
-      ...(config.responseCache
-        ? [
-            useGatewayResponseCache({
-              store: responseCacheStore(options),
-              ttlMs: config.responseCacheTtlMs,
-              graceMs: config.responseCacheGraceMs,
-              // A stale answer's refresh: the same operation, run again through the whole gateway in the background.
-              refresh: (request, serverContext) => yoga.fetch(request, serverContext as ServerContext),
-              registry: services.registry,
-              // Exactly the requests that get a ledger: a header that gives none (production) does not bypass it.
-              ownAnswer: (request) => ledgerAsked(request, config),
-            }),
-          ]
-        : []),
+      useCollapseInflight({ registry: services.registry, ownAnswer: getsOwnAnswer }),
+      // A stale answer's refresh: the same operation, run again through the whole gateway in the background.
+      ...(config.responseCache ? [responseCache(options, (request, serverContext) => yoga.fetch(request, serverContext))] : []),
       ...(options.plugins ?? []),
+      // Every answer may carry another origin's CORS headers: a shared cache must key on the origin.
+      ...(config.corsOrigins.length ? [useVaryOrigin()] : []),
       // Last: compresses and tags what the hooks above produced (Cache-Control included).
       useWireEncoding(),
     ],
@@ -200,14 +194,19 @@ export function createApp(options: AppOptions): App {
   };
 }
 
-/** The response cache's store: in Redis when the replicas share one, else in process, bounded by bytes. */
-function responseCacheStore({ config, services }: AppOptions) {
-  return createResponseCacheStore({
-    logger: services.logger,
-    redis: services.redis,
-    maxBytes: config.responseCacheMaxBytes,
-    ownerIndexTtlMs: config.responseCacheTtlMs.private + config.responseCacheGraceMs,
-    graceMs: config.responseCacheGraceMs,
+/** The response cache, over a store in Redis when the replicas share one, else in process, bounded by bytes. */
+function responseCache({ config, services }: AppOptions, refresh: RunRefresh): Plugin<RequestContext> {
+  const grace = { graceMs: config.responseCacheGraceMs, privateGraceMs: config.responseCachePrivateGraceMs };
+  const { logger, redis, registry } = services;
+  return useGatewayResponseCache({
+    store: createResponseCacheStore({ logger, redis, maxBytes: config.responseCacheMaxBytes, ownerIndexTtlMs: config.responseCacheTtlMs.private + grace.privateGraceMs, ...grace }),
+    ttlMs: config.responseCacheTtlMs,
+    ...grace,
+    // A document past the limits is refused at parse: the cache does not parse it first.
+    admissible: (query) => query.length <= MAX_DOCUMENT_BYTES && !nestsDeeperThan(query, MAX_DOCUMENT_NESTING),
+    refresh,
+    registry,
+    ownAnswer: getsOwnAnswer,
   });
 }
 

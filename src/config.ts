@@ -59,6 +59,8 @@ export interface Config {
    * execution refreshes it (`RESPONSE_CACHE_GRACE_MS`); a client's `Cache-Control: max-age` bounds it. Default 30 000; 0 turns it off.
    */
   responseCacheGraceMs: number;
+  /** The same for a caller's own result (`RESPONSE_CACHE_PRIVATE_GRACE_MS`): a revoked token's stale copies end sooner. Default: the private TTL. */
+  responseCachePrivateGraceMs: number;
   /** Operations one caller may start per minute, across replicas with Redis; `0` disables the limit. Default 3 000. */
   rateLimitPerMinute: number;
   /** Which peers' `X-Forwarded-For` / `Forwarded` are believed (`TRUSTED_PROXIES`): none by default. */
@@ -174,6 +176,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     responseCache: onOff(read('RESPONSE_CACHE'), 'RESPONSE_CACHE', true),
     responseCacheMaxBytes: integer(env, 'RESPONSE_CACHE_MAX_BYTES', 64 * 1024 * 1024, 1024, 2 ** 40),
     responseCacheGraceMs: integer(env, 'RESPONSE_CACHE_GRACE_MS', 30_000, 0, 86_400_000),
+    responseCachePrivateGraceMs: integer(env, 'RESPONSE_CACHE_PRIVATE_GRACE_MS', integer(env, 'RESPONSE_CACHE_TTL_PRIVATE_MS', 5_000, 0, 86_400_000), 0, 86_400_000),
     responseCacheTtlMs: Object.freeze({
       markets: integer(env, 'RESPONSE_CACHE_TTL_MARKETS_MS', 30_000, 0, 86_400_000),
       prices: integer(env, 'RESPONSE_CACHE_TTL_PRICES_MS', 10_000, 0, 86_400_000),

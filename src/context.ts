@@ -1,4 +1,5 @@
 import type { YogaInitialContext } from 'graphql-yoga';
+import type { RequestCacheControl } from './cache-control.js';
 import type { Credentials } from './credentials.js';
 import type { Services } from './services.js';
 import type { DataSources } from './sources/index.js';
@@ -15,6 +16,14 @@ export interface PluginValues {
   credentials?: Credentials;
   /** The operation's deadline, counted from the request's arrival (plugins/request-deadline.ts). */
   deadline?: OperationDeadline;
+  /** The request's `Cache-Control`, parsed once (plugins/request-decisions.ts). */
+  cacheControl?: RequestCacheControl;
+  /** Whether the request gets the upstream ledger, decided once (plugins/request-decisions.ts). */
+  ledger?: boolean;
+  /** The response cache's own refresh of a stale answer: set by the cache in the server context it runs the refresh with. */
+  cacheRefresh?: boolean;
+  /** The response cache answered this request: it never reaches execution (response-cache/plugin.ts). */
+  servedFromCache?: boolean;
 }
 
 /**

@@ -24,20 +24,22 @@ export function createRequestContext(initial: YogaInitialContext & ServerContext
   const { config } = services;
   // Read by `useCredentials` over HTTP and by ws.ts over WebSocket; read here for any other caller of Yoga.
   const credentials = initial.credentials ?? readCredentials(request.headers);
-  const freshness = freshnessBound(readCacheControl(request.headers.get('cache-control')));
+  // Decided once per HTTP request by `useRequestDecisions`; read here for any other caller of Yoga (WebSocket).
+  const freshness = freshnessBound(initial.cacheControl ?? readCacheControl(request.headers.get('cache-control')));
   const scope: CallScope = {
     signal: request.signal,
     budget: new CallBudget(config.upstreamCallBudget),
     // Counted from the request's arrival (`useRequestDeadline`); an operation over WebSocket gets the default from now.
     deadline: initial.deadline ?? new OperationDeadline(config.requestTimeoutDefaultMs),
-    ...(ledgerAsked(request, config) ? { ledger: new UpstreamLedger() } : {}),
+    ...((initial.ledger ?? ledgerAsked(request, config)) ? { ledger: new UpstreamLedger() } : {}),
     ...(freshness ? { freshness } : {}),
   };
   return {
     services,
     credentials,
     scope,
-    alerts: new AlertsSource(services, credentials, scope),
+    // A refresh of a cached answer asks the alerts service again who the token is: a revoked token ends its answers.
+    alerts: new AlertsSource(services, credentials, scope, { verify: initial.cacheRefresh === true }),
     assets: new AssetsSource(services, scope),
     markets: new MarketsSource(services, scope),
   };

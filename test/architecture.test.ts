@@ -67,6 +67,15 @@ describe('architecture', () => {
     expect(upward).toEqual([]);
   });
 
+  it('keeps the plugins and the response cache apart: app.ts composes them, neither imports the other', () => {
+    const crossing = [...graph].flatMap(([from, targets]) =>
+      targets
+        .filter((to) => (from.startsWith('plugins/') && to.startsWith('response-cache/')) || (from.startsWith('response-cache/') && to.startsWith('plugins/')))
+        .map((to) => `${from} → ${to}`),
+    );
+    expect(crossing).toEqual([]);
+  });
+
   it('has no module that exists only to break a cycle', () => {
     expect(graph.has('deps.ts')).toBe(false);
   });

@@ -2,8 +2,9 @@ import type { IncomingMessage } from 'node:http';
 import { GraphQLError } from 'graphql';
 import { handleStreamOrSingleExecutionResult, type Plugin, type YogaLogger } from 'graphql-yoga';
 import type { Context } from '../context.js';
+import { MissingCredentialsError } from '../credentials.js';
 import type { Logger } from '../logger.js';
-import { UpstreamError } from '../upstream/errors.js';
+import { isUpstreamError, UpstreamError } from '../upstream/errors.js';
 import { requestIdOf } from './request-id.js';
 
 /** Errors this plugin has written a line for: Yoga's own line for them (which knows no request) is dropped. */
@@ -14,7 +15,8 @@ const logged = new WeakSet<object>();
  * proxies report it) and the request's id (`requestId`, as echoed in
  * `X-Request-Id`), the field's path and the original failure, written before the error is masked:
  * an upstream failure at `warn` (at `info` when the operation's own deadline or client ended it), anything
- * unexpected at `error`. Errors raised on purpose for the caller (bad input, ...) are not logged, as
+ * unexpected at `error`. Expected refusals are logged without a stack: a field that needs credentials the
+ * request lacks at `debug` (a signed-out screen asks for the viewer), credentials the alerts service refused at `info`. Errors raised on purpose for the caller (bad input, ...) are not logged, as
  * Yoga does not log them either. Deferred and streamed parts included. No options besides the logger.
  */
 export function useErrorLog(logger: Logger): Plugin<Context> {
@@ -23,7 +25,11 @@ export function useErrorLog(logger: Logger): Plugin<Context> {
     if (!original || original instanceof GraphQLError) return;
     logged.add(error);
     const fields = { requestId, client, path: error.path?.join('.'), err: original };
-    if (!(original instanceof UpstreamError)) logger.error(fields, 'unexpected error in a field');
+    // An expected refusal (no credentials, or credentials the alerts service refused) is no fault of the gateway: no stack.
+    if (original instanceof MissingCredentialsError) logger.debug({ requestId, client, path: fields.path }, 'field refused: no credentials');
+    else if (isUpstreamError(original, 'UNAUTHENTICATED') || isUpstreamError(original, 'FORBIDDEN'))
+      logger.info({ requestId, client, path: fields.path, service: original.service, status: original.status }, 'field refused: credentials refused upstream');
+    else if (!(original instanceof UpstreamError)) logger.error(fields, 'unexpected error in a field');
     else if (original.code === 'DEADLINE' || original.code === 'ABORTED') logger.info(fields, 'upstream call ended by the operation');
     else logger.warn(fields, 'upstream failure in a field');
   }

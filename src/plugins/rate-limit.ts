@@ -6,7 +6,6 @@ import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Context, ServerContext } from '../context.js';
 import { subscriberKey, type Credentials } from '../credentials.js';
-import { isCacheRefresh, servedFromCache } from '../response-cache/plugin.js';
 import { gatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { addressBucket } from '../client-address.js';
@@ -78,7 +77,7 @@ export function useRateLimit(options: RateLimitOptions): Plugin<Context> {
   return {
     async onExecute({ args, context, setResultAndStopExecution }) {
       // A stale answer's background refresh was counted as the answer it refreshes.
-      if (isCacheRefresh(context.request)) return;
+      if (context.cacheRefresh) return;
       const refused = await check(context, operationOf((args.document as DocumentNode).definitions, args.operationName as string | null | undefined));
       if (refused) setResultAndStopExecution(refused);
     },
@@ -89,10 +88,10 @@ export function useRateLimit(options: RateLimitOptions): Plugin<Context> {
     // An answer from the response cache never reaches execution; it is one operation of its caller too
     // (a query: sends are never cached).
     async onResultProcess(payload) {
-      const { request, result } = payload;
-      if (!servedFromCache(result)) return;
+      const { request } = payload;
       // The caller `useCredentials` read for the response cache's lookup (none read: counted by its address).
-      const { credentials = ANONYMOUS, req } = payload.serverContext as ServerContext;
+      const { credentials = ANONYMOUS, req, servedFromCache } = payload.serverContext as ServerContext;
+      if (!servedFromCache) return;
       const refused = await check({ credentials, request, services: options.services, ...(req ? { req: req as IncomingMessage } : {}) }, undefined);
       if (refused) payload.setResult(refused);
     },

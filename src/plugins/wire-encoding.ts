@@ -1,7 +1,7 @@
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 import type { Plugin } from 'graphql-yoga';
-import { notModified, strongTag, taggable, WIRE_FORMS, type WireForms } from '../response-cache/etag.js';
+import { notModified, representationTag, strongTag, taggable, WIRE_FORMS, type WireForms } from '../etag.js';
 
 /** Answers smaller than this go uncompressed: the encoding's framing would eat most of the gain. */
 export const COMPRESSION_THRESHOLD_BYTES = 1024;
@@ -47,12 +47,14 @@ export function useWireEncoding(): Plugin {
       // as the text it is (hashed, measured and compressed as its UTF-8 bytes, never copied into them).
       let body: string | null = null;
       const read = async () => (body ??= await response.text());
+      if (tagged && held.etag === undefined) {
+        const text = await read();
+        [held.etag, held.size] = [strongTag(text), Buffer.byteLength(text)];
+      }
+      const encoded = coding && (held.size ??= Buffer.byteLength(await read())) >= COMPRESSION_THRESHOLD_BYTES ? coding : null;
       if (tagged) {
-        if (held.etag === undefined) {
-          const text = await read();
-          [held.etag, held.size] = [strongTag(text), Buffer.byteLength(text)];
-        }
-        const unchanged = notModified(request, headers, held.etag, fetchAPI);
+        // Each representation (identity, br, gzip) has its own tag: a 304 stands for the body this request would get.
+        const unchanged = notModified(request, headers, representationTag(held.etag!, encoded), fetchAPI);
         if (unchanged) {
           setResponse(unchanged);
           return;
@@ -60,12 +62,12 @@ export function useWireEncoding(): Plugin {
       } else {
         headers.delete('etag');
       }
-      if (coding && (held.size ??= Buffer.byteLength(await read())) >= COMPRESSION_THRESHOLD_BYTES) {
-        const encoded = await (held[coding] ??= encoder.encode(coding, Buffer.from(await read())));
+      if (encoded) {
+        const bytes = await (held[encoded] ??= encoder.encode(encoded, Buffer.from(await read())));
         const compressed = new fetchAPI.Headers(headers);
-        compressed.set('content-encoding', coding);
-        compressed.set('content-length', String(encoded.length));
-        setResponse(new fetchAPI.Response(encoded as Uint8Array<ArrayBuffer>, { status: 200, headers: compressed }));
+        compressed.set('content-encoding', encoded);
+        compressed.set('content-length', String(bytes.length));
+        setResponse(new fetchAPI.Response(bytes as Uint8Array<ArrayBuffer>, { status: 200, headers: compressed }));
         return;
       }
       // Read for its tag: sent as it was.

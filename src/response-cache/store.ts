@@ -93,15 +93,23 @@ export interface ResponseCacheStoreOptions {
   maxBytes: number;
   /** The longest TTL a caller's own result gets: how long Redis keeps the index of an owner's keys. */
   ownerIndexTtlMs: number;
-  /** How long past its TTL a result is still held, to be served stale while it is refreshed. Default 0. */
+  /** How long past its TTL a public result is still held, to be served stale while it is refreshed. Default 0. */
   graceMs?: number;
+  /** The same for a caller's own result (`RESPONSE_CACHE_PRIVATE_GRACE_MS`). Default 0. */
+  privateGraceMs?: number;
+}
+
+/** How long past its TTL the entry under `key` is held: a caller's own entry has a grace of its own. */
+function graceOf(key: string, { graceMs = 0, privateGraceMs = 0 }: ResponseCacheStoreOptions): number {
+  return ownerOf(key) === PUBLIC_OWNER ? graceMs : privateGraceMs;
 }
 
 export function createResponseCacheStore(options: ResponseCacheStoreOptions): ResponseCacheStore {
   return options.redis ? redisStore(options.redis, options) : memoryStore(options);
 }
 
-function memoryStore({ maxBytes, graceMs = 0 }: ResponseCacheStoreOptions): ResponseCacheStore {
+function memoryStore(options: ResponseCacheStoreOptions): ResponseCacheStore {
+  const { maxBytes } = options;
   const byOwner = new Map<string, Set<string>>();
   const results = new LRUCache<string, ExecutionResult>({
     maxSize: maxBytes,
@@ -120,7 +128,7 @@ function memoryStore({ maxBytes, graceMs = 0 }: ResponseCacheStoreOptions): Resp
     get: (key) => results.get(key),
     set(key, result, ttlMs) {
       // A result larger than the whole bound is refused by the LRU; nothing to index then.
-      results.set(key, heldResult(storedForm(result, ttlMs)), { ttl: ttlMs + graceMs });
+      results.set(key, heldResult(storedForm(result, ttlMs)), { ttl: ttlMs + graceOf(key, options) });
       const owner = ownerOf(key);
       if (owner === PUBLIC_OWNER || !results.has(key)) return;
       let keys = byOwner.get(owner);
@@ -146,7 +154,7 @@ const REDIS_BREAKER_FAILURES = 3;
 const REDIS_BREAKER_HALF_OPEN_MS = 5_000;
 
 function redisStore(redis: Redis, options: ResponseCacheStoreOptions): ResponseCacheStore {
-  const { logger, ownerIndexTtlMs, graceMs = 0 } = options;
+  const { logger, ownerIndexTtlMs } = options;
   // While Redis fails (away, or answering nothing until each command's timeout), reads and writes
   // skip it at once: a miss, not a wait. It is asked again after the half-open delay.
   const breaker = circuitBreaker(handleAll, { halfOpenAfter: REDIS_BREAKER_HALF_OPEN_MS, breaker: new ConsecutiveBreaker(REDIS_BREAKER_FAILURES) });
@@ -169,7 +177,7 @@ function redisStore(redis: Redis, options: ResponseCacheStoreOptions): ResponseC
       const json = JSON.stringify(storedForm(result, ttlMs));
       const owner = ownerOf(key);
       const multi = redis.multi();
-      if (Number.isFinite(ttlMs)) multi.set(PREFIX + key, json, 'PX', Math.max(1, Math.round(ttlMs + graceMs)));
+      if (Number.isFinite(ttlMs)) multi.set(PREFIX + key, json, 'PX', Math.max(1, Math.round(ttlMs + graceOf(key, options))));
       else multi.set(PREFIX + key, json);
       if (owner !== PUBLIC_OWNER) multi.sadd(ownerIndex(owner), key).pexpire(ownerIndex(owner), ownerIndexTtlMs);
       // The plugin does not wait for a write: it must never reject.

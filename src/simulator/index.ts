@@ -126,7 +126,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 
   /** `/__sim/*`: the control path, served only by the simulator. */
   function control(method: string, path: string, rawBody: string): SimResponse {
-    let input: { target?: Target; latency?: Latency | null; fault?: Fault | null };
+    let input: { target?: Target; latency?: Latency | null; fault?: Fault | null; token?: unknown };
     try {
       input = (rawBody ? JSON.parse(rawBody) : {}) as typeof input;
     } catch {
@@ -147,6 +147,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     if (method === 'GET' && path === '/wallets') {
       const wallets = world.wallets.map((w) => ({ address: w.address, positions: world.positionsByOwner.get(w.address)?.length ?? 0 }));
       return { status: 200, body: { wallets: wallets.sort((a, b) => b.positions - a.positions) } };
+    }
+    // A subscriber's token revoked: the alerts service refuses it (401) until the alerts state is reset.
+    if (method === 'POST' && path === '/revoke') {
+      if (typeof input.token !== 'string') return { status: 400, body: { error: 'token must be a string' } };
+      alerts.revokeToken(input.token);
+      return { status: 200, body: {} };
     }
     if (method === 'POST' && path === '/reset') {
       controls.reset();

@@ -2,7 +2,7 @@ import DataLoader from 'dataloader';
 import { subscriberKey } from '../credentials.js';
 import type { App, Channel, Identity, InboxPage, InboxSummary } from '../models/alerts.js';
 import type { Services } from '../services.js';
-import type { SubscriberCredentials } from '../upstream/index.js';
+import { UpstreamError, type SubscriberCredentials } from '../upstream/index.js';
 import type { CallScope } from '../upstream/scope.js';
 import { asError } from './common.js';
 
@@ -53,13 +53,32 @@ export interface AlertsReads {
   invalidate(kind: AlertsDataKind): void;
 }
 
+/** What the reads tell their source, and how they treat the identity memo. */
+export interface AlertsReadsOptions {
+  /** Called when the alerts service refuses these credentials (401 or 403): a bad or revoked token. */
+  refused?: () => void;
+  /** Asks who the token belongs to even when it is remembered: a cache refresh re-verifies what it stores. */
+  verify?: boolean;
+}
+
+/** Whether the alerts service refused the subscriber's credentials (a subscriber call answered 401 or 403). */
+export function refusesCredentials(error: unknown): boolean {
+  return error instanceof UpstreamError && error.service === 'alerts' && (error.kind === 'UNAUTHENTICATED' || error.kind === 'FORBIDDEN');
+}
+
 /** `scope` is the operation's: its signal aborts the reads. */
 export function createAlertsReads(
   services: Pick<Services, 'upstream' | 'verifiedCallers'>,
   creds: SubscriberCredentials,
   scope: CallScope,
+  options: AlertsReadsOptions = {},
 ): AlertsReads {
   const client = services.upstream.alerts;
+  const watched = <T>(call: Promise<T>): Promise<T> =>
+    call.catch((error: unknown) => {
+      if (refusesCredentials(error)) options.refused?.();
+      throw error;
+    });
 
   function memo<T>(load: () => Promise<T>): { get(): Promise<T>; clear(): void } {
     let promise: Promise<T> | undefined;
@@ -70,14 +89,14 @@ export function createAlertsReads(
   // an answer of the alerts service is remembered, so a forged token is asked about every time.
   const identity = memo(async () => {
     const key = subscriberKey(creds);
-    const known = services.verifiedCallers.identity(key);
+    const known = options.verify ? undefined : services.verifiedCallers.identity(key);
     if (known) return known;
-    const verified = await client.getIdentity(creds, { scope });
+    const verified = await watched(client.getIdentity(creds, { scope }));
     services.verifiedCallers.rememberIdentity(key, verified);
     return verified;
   });
-  const channels = memo(() => client.listChannels(creds, { scope }));
-  const apps = memo(() => client.listApps(creds, { scope }));
+  const channels = memo(() => watched(client.listChannels(creds, { scope })));
+  const apps = memo(() => watched(client.listApps(creds, { scope })));
 
   const pages = new Map<string, Promise<InboxPage>>();
   const pageKey = (key: InboxPageKey) => JSON.stringify([key.appId, key.limit, key.cursor]);
@@ -85,7 +104,7 @@ export function createAlertsReads(
     const id = pageKey(key);
     let page = pages.get(id);
     if (!page) {
-      page = client.getInbox(creds, { ...(key.appId ? { appId: key.appId } : {}), limit: key.limit, cursor: key.cursor, scope });
+      page = watched(client.getInbox(creds, { ...(key.appId ? { appId: key.appId } : {}), limit: key.limit, cursor: key.cursor, scope }));
       pages.set(id, page);
     }
     return page;
@@ -108,7 +127,7 @@ export function createAlertsReads(
         // That page failed for its own reasons (e.g. a stale cursor): ask for the summary itself.
       }
     }
-    return client.getInboxSummary(creds, { ...(appId ? { appId } : {}), scope });
+    return watched(client.getInboxSummary(creds, { ...(appId ? { appId } : {}), scope }));
   }
 
   // Batched to the end of the tick so that an inbox page requested beside the count (as the

@@ -1,11 +1,11 @@
-import { MissingCredentialsError, type Credentials } from '../credentials.js';
+import { MissingCredentialsError, subscriberKey, type Credentials } from '../credentials.js';
 import type { App, Channel, Identity, InboxPage, InboxSummary, SendNotification, TelegramChannelSetup } from '../models/alerts.js';
 import type { Services } from '../services.js';
 import { appKeyHash } from '../stores/verified-callers.js';
 import type { PushDevice, SubscriberCredentials, SubscriptionChange } from '../upstream/index.js';
 import type { CallScope } from '../upstream/scope.js';
 import { eventScope } from './common.js';
-import { createAlertsReads, type AlertsDataKind, type AlertsReads, type InboxPageKey } from './alerts-reads.js';
+import { createAlertsReads, refusesCredentials, type AlertsDataKind, type AlertsReads, type InboxPageKey } from './alerts-reads.js';
 
 /** What a send answers; remembered with its idempotency key, so that a repeat answers the same. */
 export interface SendReceipt {
@@ -36,11 +36,20 @@ export class AlertsSource {
   #scope: CallScope;
   /** Built on the first read: most operations read nothing of the alerts service. */
   #memo: AlertsReads | undefined;
+  readonly #verify: boolean;
+  #wasRefused = false;
 
-  constructor(services: AlertsServices, credentials: Credentials, scope: CallScope = {}) {
+  /** `verify`: ask who the token belongs to even when the identity is remembered (a cache refresh). */
+  constructor(services: AlertsServices, credentials: Credentials, scope: CallScope = {}, options: { verify?: boolean } = {}) {
     this.#services = services;
     this.#credentials = credentials;
     this.#scope = scope;
+    this.#verify = options.verify ?? false;
+  }
+
+  /** Whether the alerts service refused this request's subscriber credentials (a bad or revoked token). */
+  get credentialsRefused(): boolean {
+    return this.#wasRefused;
   }
 
   /** The caller's subscriber credentials; throws `MissingCredentialsError` when the request carries none. */
@@ -179,7 +188,13 @@ export class AlertsSource {
   /** The request's reads; null when it carries no subscriber credentials. */
   #reads(): AlertsReads | null {
     const { subscriber } = this.#credentials;
-    return subscriber ? (this.#memo ??= createAlertsReads(this.#services, subscriber, this.#scope)) : null;
+    return subscriber ? (this.#memo ??= createAlertsReads(this.#services, subscriber, this.#scope, { refused: () => this.#refuse(subscriber), verify: this.#verify })) : null;
+  }
+
+  /** The token was refused: its identity is forgotten at once, and the request says so (the response cache evicts its answers). */
+  #refuse(subscriber: SubscriberCredentials): void {
+    this.#wasRefused = true;
+    this.#services.verifiedCallers.forgetIdentity(subscriberKey(subscriber));
   }
 
   /** A read without subscriber credentials: refused as `requireSubscriber` refuses, as a rejection. */
@@ -191,6 +206,9 @@ export class AlertsSource {
     const creds = this.requireSubscriber();
     try {
       return await call(creds, this.#scope);
+    } catch (error) {
+      if (refusesCredentials(error)) this.#refuse(creds);
+      throw error;
     } finally {
       for (const kind of invalidates) this.invalidate(kind);
     }

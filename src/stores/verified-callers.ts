@@ -21,6 +21,8 @@ export interface VerifiedCallers {
   /** The identity verified for these credentials (by their `subscriberKey`), if still believed. */
   identity(credentialsHash: string): Identity | undefined;
   rememberIdentity(credentialsHash: string, identity: Identity): void;
+  /** Forgets the identity of credentials the alerts service has just refused (a revoked token). */
+  forgetIdentity(credentialsHash: string): void;
   /** Whether a send with this app key (by its hash) succeeded lately. */
   knowsApp(apiKeyHash: string): boolean;
   rememberApp(apiKeyHash: string): void;
@@ -36,6 +38,7 @@ export function createVerifiedCallers(options: VerifiedCallersOptions): Verified
     rememberIdentity(hash, identity) {
       if (options.ttlMs > 0) identities.set(hash, { walletAddress: identity.walletAddress });
     },
+    forgetIdentity: (hash) => void identities.delete(hash),
     knowsApp: (hash) => options.ttlMs > 0 && apps.has(hash),
     rememberApp(hash) {
       if (options.ttlMs > 0) apps.set(hash, true);

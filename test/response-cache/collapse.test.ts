@@ -94,3 +94,42 @@ describe('what never collapses', () => {
     expect(sim.controls.count('assets', 'GET /v0/search')).toBe(1);
   });
 });
+
+describe('deadlines of collapsed requests (issue 33 item 4)', () => {
+  const SEARCH = '{ searchAssets(query: "sol", first: 5) { edges { node { assetId } } } }';
+  const ROUTE = 'GET /v0/search';
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('a follower arriving 850 ms after a leader with the same 1000 ms timeout is not cut short by the leader’s deadline', async () => {
+    gw = await startTestGateway({ sim, config: { responseCache: false } });
+    const timeout = { 'x-request-timeout-ms': '1000' };
+    // The leader's search outlasts its deadline; by the time the followers ask, the upstream answers at once.
+    sim.controls.setLatency({ service: 'assets', route: ROUTE }, { fixedMs: 1_600 });
+    const leader = gw.execute(SEARCH, {}, timeout);
+    await sleep(850);
+    sim.controls.setLatency({ service: 'assets', route: ROUTE }, { fixedMs: 20 });
+    const followers = await Promise.all([0, 1, 2].map(() => gw!.execute(SEARCH, {}, timeout)));
+    const led = await leader;
+
+    expect(JSON.stringify(led.errors)).toContain('DEADLINE');
+    for (const follower of followers) {
+      expect(follower.errors).toBeUndefined();
+      expect(follower.data!['searchAssets'].edges).toHaveLength(5);
+    }
+    // The leader's call and one for the followers, who share the first of them to run again.
+    expect(sim.controls.count('assets', ROUTE)).toBe(2);
+    expect(await executions(gw)).toEqual({ ran: 2, shared: 2 });
+  });
+
+  it('a follower with more time than the leader still shares a leader that answered in time', async () => {
+    gw = await startTestGateway({ sim, config: { responseCache: false } });
+    sim.controls.setLatency({ service: 'assets', route: ROUTE }, { fixedMs: 200 });
+    const leader = gw.execute(SEARCH, {}, { 'x-request-timeout-ms': '5000' });
+    const follower = gw.execute(SEARCH, {}, { 'x-request-timeout-ms': '9000' });
+    const [a, b] = await Promise.all([leader, follower]);
+    expect(a.errors).toBeUndefined();
+    expect(b).toEqual(a);
+    expect(sim.controls.count('assets', ROUTE)).toBe(1);
+    expect(await executions(gw)).toEqual({ ran: 1, shared: 1 });
+  });
+});

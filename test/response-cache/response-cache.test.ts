@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { SubscriberRecord } from '../../src/simulator/alerts/index.js';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
-import { strongTag } from '../../src/response-cache/etag.js';
+import { strongTag } from '../../src/etag.js';
 import { operation, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 let sim: Simulator;
@@ -94,7 +94,8 @@ describe("a request's Cache-Control", () => {
     callsSinceLast();
     const bounded = await get(SEARCH, { 'cache-control': 'max-age=60' });
     expect(bounded.status).toBe(200);
-    expect(bounded.headers.get('cache-control')).toBe('no-store');
+    // Executed afresh, and the answer keeps its own cache policy (issue 33 item 5).
+    expect(bounded.headers.get('cache-control')).toBe(`public, max-age=${gw.config.responseCacheTtlMs.metadata / 1000}`);
     expect(callsSinceLast()).toEqual({ 'assets GET /v0/search': 1 });
 
     const loose = await get(SEARCH, { 'cache-control': 'max-age=3600' });
@@ -275,7 +276,7 @@ describe('HTTP caching of GET queries', () => {
     expect(response.headers.get('cache-control')).toBe(`public, max-age=${gw.config.responseCacheTtlMs.prices / 1000}`);
   });
 
-  it('answers no-store when the result is not cached: errors, mutations, a client asking for a fresh answer', async () => {
+  it('answers no-store when the result is not cached: errors, mutations; a client asking for a fresh answer executes it', async () => {
     const refused = await get(VIEWER_CHANNELS);
     expect(refused.headers.get('cache-control')).toBe('no-store');
     expect(refused.headers.get('etag')).toBeNull();
@@ -291,7 +292,8 @@ describe('HTTP caching of GET queries', () => {
     await get(SEARCH);
     callsSinceLast();
     const fresh = await get(SEARCH, { 'cache-control': 'no-cache' });
-    expect(fresh.headers.get('cache-control')).toBe('no-store');
+    // `no-cache` asks for revalidation, not for an answer that may not be kept (issue 33 item 5).
+    expect(fresh.headers.get('cache-control')).toMatch(/^public, max-age=\d+$/);
     expect(callsSinceLast()).toEqual({ 'assets GET /v0/search': 1 });
 
     // A debugging request's answer carries its own ledger: it bypasses the cache too.

@@ -1,7 +1,7 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { encoder, negotiate } from '../../src/plugins/wire-encoding.js';
-import { matches } from '../../src/response-cache/etag.js';
+import { matches } from '../../src/etag.js';
 import { operation, useTestGateway } from '../helpers/gateway.js';
 
 const gw = useTestGateway({ config: { responseCache: true }, resetControls: true });

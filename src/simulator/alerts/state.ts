@@ -116,6 +116,11 @@ export class AlertsState {
     return this.#byToken.get(token);
   }
 
+  /** Revokes a subscriber's token: every call with it is refused (401) from now on, until `reset`. */
+  revokeToken(token: string): void {
+    this.#byToken.delete(token);
+  }
+
   isClientKey(key: string): boolean {
     return this.#data.clientKeys.includes(key);
   }

@@ -31,7 +31,9 @@ export function share(defaultHeaders: Record<string, string>): Layer {
       if (call.endedBy) return Promise.reject(call.endedBy);
       const who = call.headers === defaultHeaders ? '' : callerOf(call.headers);
       const key = `${call.path}\n${call.route}\n${call.maxBytes}\n${who}`;
-      return new Waiter(call, inFlight.get(key) ?? start(key, call)).answer;
+      // A shared call its last waiter ended is not joined: its end is on its way.
+      const shared = inFlight.get(key);
+      return new Waiter(call, shared && !shared.call.endedBy ? shared : start(key, call)).answer;
     };
   };
 }

@@ -4,8 +4,9 @@ import type { FetchAPI } from 'graphql-yoga';
 /**
  * Conditional requests (RFC 9110): an answer the cache headers call cacheable (`Cache-Control` other
  * than `no-store`) carries a strong `ETag`, a hash of its own bytes before encoding (nothing of the
- * caller in it). A GET or HEAD whose `If-None-Match` lists that tag (weak comparison: `W/` ignored; `*`
- * matches) gets `304` with `ETag`, `Cache-Control`, `Last-Modified` and `Vary`. A tag of another query,
+ * caller in it), with the content coding appended for a compressed body (`"…-br"`, `"…-gzip"`): each
+ * representation has its own strong validator. A GET or HEAD whose `If-None-Match` lists the tag of
+ * the representation it would get (weak comparison: `W/` ignored; `*` matches) gets `304` with `ETag`, `Cache-Control`, `Last-Modified` and `Vary`. A tag of another query,
  * another caller or an older answer does not match: the answer is sent whole. Applied by the wire
  * encoding (`plugins/wire-encoding.ts`), which reads the answer's bytes once for both the tag and the
  * compression.
@@ -38,6 +39,11 @@ export function taggable(cacheControl: string | null): boolean {
 /** A strong entity tag: 128 bits of the SHA-256 of the bytes (a text's UTF-8 bytes). */
 export function strongTag(body: Buffer | string): string {
   return `"${hash('sha256', body, 'base64url').slice(0, 22)}"`;
+}
+
+/** The tag of one representation: the identity body's tag, or it with the content coding appended inside the quotes. */
+export function representationTag(identityTag: string, coding: string | null): string {
+  return coding ? `${identityTag.slice(0, -1)}-${coding}"` : identityTag;
 }
 
 /** Whether `If-None-Match` names this tag (weak comparison, RFC 9110 §13.1.2), or is `*`. */
