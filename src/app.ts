@@ -135,7 +135,8 @@ export function createApp(options: AppOptions): App {
         blockFieldSuggestion: { enabled: config.production },
       }),
       usePrometheus({
-        endpoint: '/metrics',
+        // With METRICS_PORT the scraper reads them there (metrics-server.ts) and the public port answers 404.
+        endpoint: config.metricsPort === null ? '/metrics' : false,
         // The services' own registry (one per build, so tests can build several apps).
         registry: services.registry,
         // Operation names and paths are chosen by callers: as labels they would grow without bound.
