@@ -139,8 +139,8 @@ export function createApp(options: AppOptions): App {
         endpoint: config.metricsPort === null ? '/metrics' : false,
         // The services' own registry (one per build, so tests can build several apps).
         registry: services.registry,
-        // Operation names and paths are chosen by callers: as labels they would grow without bound.
-        labels: { operationName: false, path: false },
+        // Operation names, paths and URLs (a GET's query string) are chosen by callers: as labels they would grow without bound.
+        labels: { operationName: false, path: false, url: false },
         // The plugin turns every metric on unless told otherwise; each costs work on every request. Kept: the
         // HTTP duration (its count is the request count), execution time and errors. Off: the operation
         // duration (the HTTP duration less the socket: parse and validate are cached here), the request-time
@@ -165,7 +165,7 @@ export function createApp(options: AppOptions): App {
       useQueryCost({ maxCost: config.maxQueryCost }),
       // After every refusal before execution: a document registered by APQ is kept only once it passed them.
       trustedDocuments.register,
-      useRateLimit({ perMinute: config.rateLimitPerMinute, redis: services.redis, logger: services.logger, services }),
+      useRateLimit({ perMinute: config.rateLimitPerMinute, redis: services.redis, logger: services.logger, services, registry: services.registry }),
       // After every refusal: a subscription refused for another reason holds no stream.
       streams.plugin,
       // Concurrent misses of one cache key (and identical queries with the cache off) run once.
