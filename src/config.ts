@@ -190,10 +190,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     apqMaxBytes: integer(env, 'APQ_MAX_BYTES', 8 * 1024 * 1024, 65_536, 2 ** 32),
     maxStreamsPerClient: integer(env, 'MAX_STREAMS_PER_CLIENT', 100, 1, 1_000_000),
     maxStreams: integer(env, 'MAX_STREAMS', 2000, 1, 1_000_000),
+    // On when an endpoint is set or an exporter named (`console`; `otlp` to the SDK's default localhost:4318).
     tracing:
-      Boolean(read('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ?? read('OTEL_EXPORTER_OTLP_ENDPOINT')) &&
-      read('OTEL_SDK_DISABLED') !== 'true' &&
-      read('OTEL_TRACES_EXPORTER') !== 'none',
+      Boolean(read('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ?? read('OTEL_EXPORTER_OTLP_ENDPOINT') ?? read('OTEL_TRACES_EXPORTER')) &&
+      read('OTEL_SDK_DISABLED')?.toLowerCase() !== 'true' &&
+      !(read('OTEL_TRACES_EXPORTER') ?? '').split(',').map((name) => name.trim()).includes('none'),
     requestTimeoutDefaultMs,
     requestTimeoutMaxMs,
     debugLedger: onOff(read('DEBUG_LEDGER'), 'DEBUG_LEDGER', !production),

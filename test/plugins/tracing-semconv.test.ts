@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { startTracing, type Tracing } from '../../src/tracing.js';
@@ -102,6 +103,15 @@ describe('spans', () => {
     exporter.reset();
     await post(gateway, {}, 'query Positions { nope }');
     expect(only('graphql.operation').status.code).toBe(SpanStatusCode.ERROR);
+  });
+});
+
+describe('tracing turned on by the OTEL_* variables', () => {
+  it('is on with an endpoint or a named exporter, off when disabled or the exporter is none', () => {
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'console' }).tracing).toBe(true);
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'otlp' }).tracing).toBe(true);
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_EXPORTER: 'none' }).tracing).toBe(false);
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'TRUE' }).tracing).toBe(false);
   });
 });
 
