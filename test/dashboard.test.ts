@@ -1,6 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { documentHash } from '../src/plugins/trusted-documents.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 
 /** deploy/grafana's dashboard reads the gateway's own metrics: every series it names is on /metrics. */
@@ -48,7 +51,7 @@ describe('the Grafana dashboard', () => {
     ]) {
       expect(all, series).toContain(series);
     }
-    expect(all).toContain('histogram_quantile(0.99');
+    expect(all).toContain('histogram_quantile(0.99, sum by (le, operationName)');
   });
 
   it('names only series that exist on /metrics', () => {
@@ -79,11 +82,27 @@ describe('the Grafana dashboard', () => {
 });
 
 describe('the labels of the operation metrics', () => {
+  const PING = 'query Ping { __typename }';
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-manifest-'));
   let gw: TestGateway;
   beforeAll(async () => {
-    gw = await startTestGateway();
+    writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ [documentHash(PING)]: PING }));
+    gw = await startTestGateway({ config: { persistedDocuments: join(dir, 'manifest.json'), allowArbitraryDocuments: true } });
   });
-  afterAll(() => gw.close());
+  afterAll(async () => {
+    await gw.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('name the operations of registered documents; any other name is "other", so p99 per operation stays bounded', async () => {
+    await gw.execute(PING, undefined, undefined, 'Ping');
+    for (const name of ['Mine', 'Yours', 'Theirs']) await gw.execute(`query ${name} { __typename }`, undefined, undefined, name);
+    await gw.execute('{ __typename }');
+    const text = await (await gw.app.yoga.fetch('http://gateway.test/metrics')).text();
+    const counts = text.split('\n').filter((line) => line.startsWith('graphql_yoga_http_duration_count'));
+    expect(counts.map((line) => /operationName="([^"]*)"/.exec(line)![1]).sort()).toEqual(['Ping', 'anonymous', 'other']);
+    expect(counts.find((line) => line.includes('"other"'))).toMatch(/ 3$/);
+  });
 
   it('hold nothing a caller chooses: a GET with its own query string adds no series', async () => {
     const series = async () => {
