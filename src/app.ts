@@ -1,9 +1,8 @@
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
-import { createCounter, usePrometheus, type FillLabelsFnParams } from '@graphql-yoga/plugin-prometheus';
-import { isInterfaceType, isObjectType, type GraphQLError } from 'graphql';
-import type { Registry } from 'prom-client';
+import { usePrometheus } from '@graphql-yoga/plugin-prometheus';
+import type { GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from './config.js';
 import type { RequestContext, ServerContext } from './context.js';
@@ -31,6 +30,7 @@ import { useUpstreamLedger } from './plugins/upstream-ledger.js';
 import { useWireEncoding } from './plugins/wire-encoding.js';
 import { getsOwnAnswer, useRequestDecisions } from './plugins/request-decisions.js';
 import { useVaryOrigin } from './plugins/vary-origin.js';
+import { deprecatedFieldCounter, operationDuration } from './operation-metrics.js';
 import { schema } from './schema/index.js';
 import { createResponseCacheStore } from './response-cache/store.js';
 import type { RunRefresh } from './response-cache/refresh.js';
@@ -142,11 +142,13 @@ export function createApp(options: AppOptions): App {
         blockFieldSuggestion: { enabled: config.production },
       }),
       usePrometheus({
-        endpoint: '/metrics',
+        // With METRICS_PORT the scraper reads them there (metrics-server.ts) and the public port answers 404.
+        endpoint: config.metricsPort === null ? '/metrics' : false,
         // The services' own registry (one per build, so tests can build several apps).
         registry: services.registry,
-        // Operation names and paths are chosen by callers: as labels they would grow without bound.
-        labels: { operationName: false, path: false },
+        // Operation names, paths and URLs (a GET's query string) are chosen by callers: as labels they would grow
+        // without bound. The HTTP duration names registered operations only (operation-metrics.ts).
+        labels: { operationName: false, path: false, url: false },
         // The plugin turns every metric on unless told otherwise; each costs work on every request. Kept: the
         // HTTP duration (its count is the request count), execution time and errors. Off: the operation
         // duration (the HTTP duration less the socket: parse and validate are cached here), the request-time
@@ -154,7 +156,7 @@ export function createApp(options: AppOptions): App {
         // _count), and the parse, validate and context phases (cached or trivial here, a histogram
         // observation each).
         metrics: {
-          graphql_yoga_http_duration: true,
+          graphql_yoga_http_duration: operationDuration(services.registry, trustedDocuments.operationNames),
           graphql_envelop_request_duration: false,
           graphql_envelop_phase_execute: true,
           graphql_envelop_error_result: true,
@@ -171,7 +173,7 @@ export function createApp(options: AppOptions): App {
       useQueryCost({ maxCost: config.maxQueryCost }),
       // After every refusal before execution: a document registered by APQ is kept only once it passed them.
       trustedDocuments.register,
-      useRateLimit({ perMinute: config.rateLimitPerMinute, redis: services.redis, logger: services.logger, services }),
+      useRateLimit({ perMinute: config.rateLimitPerMinute, redis: services.redis, logger: services.logger, services, registry: services.registry }),
       // After every refusal: a subscription refused for another reason holds no stream.
       streams.plugin,
       // Concurrent misses of one cache key (and identical queries with the cache off) run once.
@@ -207,34 +209,6 @@ function responseCache({ config, services }: AppOptions, refresh: RunRefresh): P
     refresh,
     registry,
     ownAnswer: getsOwnAnswer,
-  });
-}
-
-/**
- * The plugin's own deprecated-field counter (same name, help and labels), observed only when the
- * schema deprecates a field or argument: otherwise it has nothing to count, and the plugin would walk
- * every request's document with a TypeInfo to find so.
- */
-function deprecatedFieldCounter(registry: Registry) {
-  const deprecates = Object.values(schema.getTypeMap()).some(
-    (type) =>
-      (isObjectType(type) || isInterfaceType(type)) &&
-      Object.values(type.getFields()).some((field) => field.deprecationReason != null || field.args.some((arg) => arg.deprecationReason != null)),
-  );
-  return createCounter<'parse', 'operationType' | 'fieldName' | 'typeName', FillLabelsFnParams & { deprecationInfo: { fieldName: string; typeName: string } }>({
-    registry,
-    phases: ['parse'],
-    counter: {
-      name: 'graphql_envelop_deprecated_field',
-      help: 'Counts the amount of deprecated fields used in selection sets',
-      labelNames: ['operationType', 'fieldName', 'typeName'],
-    },
-    fillLabelsFn: (params) => ({
-      operationType: params.operationType!,
-      fieldName: params.deprecationInfo.fieldName,
-      typeName: params.deprecationInfo.typeName,
-    }),
-    shouldObserve: () => deprecates,
   });
 }
 

@@ -4,6 +4,7 @@
  */
 
 import { parseTrustedProxies, type TrustedProxies } from './client-address.js';
+import { ConfigError, corsOrigins, httpUrl, integer, onOff, redisUrl, twoValued } from './config-values.js';
 import { DEFAULT_INFLIGHT_MAX_BYTES } from './upstream/body.js';
 import { DEFAULT_TIMEOUT_MS } from './upstream/transport/timeout.js';
 
@@ -15,6 +16,8 @@ export interface UpstreamUrls {
 
 export interface Config {
   port: number;
+  /** Where `/metrics` is served on a listener of its own (`METRICS_PORT`); null: on `port` with the rest. */
+  metricsPort: number | null;
   /**
    * `null`: none of the three upstream URLs is set (never in production). The development entry
    * (`npm start`) then starts the embedded simulator; the production entry refuses to start.
@@ -102,15 +105,8 @@ export interface ResponseCacheTtls {
   private: number;
 }
 
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    message: string,
-  ) {
-    super(`${variable}: ${message}`);
-    this.name = 'ConfigError';
-  }
-}
+
+export { ConfigError } from './config-values.js';
 
 const UPSTREAM_VARS = { alerts: 'ALERTS_URL', markets: 'MARKETS_URL', assets: 'ASSETS_URL' } as const;
 /** Calibrated on the real screens (test/plugins/query-cost.test.ts prints their costs): see the README. */
@@ -153,8 +149,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   if (requestTimeoutDefaultMs > requestTimeoutMaxMs) {
     throw new ConfigError('REQUEST_TIMEOUT_DEFAULT_MS', `must not exceed REQUEST_TIMEOUT_MAX_MS (${requestTimeoutMaxMs})`);
   }
+  const port = integer(env, 'PORT', 4000, 0, 65535);
+  const metricsPort = read('METRICS_PORT') === null ? null : integer(env, 'METRICS_PORT', 0, 1, 65535);
+  if (metricsPort !== null && metricsPort === port) throw new ConfigError('METRICS_PORT', `must differ from PORT (${port})`);
   return Object.freeze({
-    port: integer(env, 'PORT', 4000, 0, 65535),
+    port,
+    metricsPort,
     upstreams: upstreams ? Object.freeze(upstreams) : null,
     assetsFallbackUrl: fallback ? httpUrl('ASSETS_FALLBACK_URL', fallback) : null,
     serviceClientKey: read('SERVICE_CLIENT_KEY'),
@@ -193,27 +193,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     apqMaxBytes: integer(env, 'APQ_MAX_BYTES', 8 * 1024 * 1024, 65_536, 2 ** 32),
     maxStreamsPerClient: integer(env, 'MAX_STREAMS_PER_CLIENT', 100, 1, 1_000_000),
     maxStreams: integer(env, 'MAX_STREAMS', 2000, 1, 1_000_000),
+    // On when an endpoint is set or an exporter named (`console`; `otlp` to the SDK's default localhost:4318).
     tracing:
-      Boolean(read('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ?? read('OTEL_EXPORTER_OTLP_ENDPOINT')) &&
-      read('OTEL_SDK_DISABLED') !== 'true' &&
-      read('OTEL_TRACES_EXPORTER') !== 'none',
+      Boolean(read('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ?? read('OTEL_EXPORTER_OTLP_ENDPOINT') ?? read('OTEL_TRACES_EXPORTER')) &&
+      read('OTEL_SDK_DISABLED')?.toLowerCase() !== 'true' &&
+      !(read('OTEL_TRACES_EXPORTER') ?? '').split(',').map((name) => name.trim()).includes('none'),
     requestTimeoutDefaultMs,
     requestTimeoutMaxMs,
     debugLedger: onOff(read('DEBUG_LEDGER'), 'DEBUG_LEDGER', !production),
   });
 }
 
-function httpUrl(name: string, value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new ConfigError(name, `not a URL: expected something like http://127.0.0.1:7001`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(name, 'must be an http(s) URL');
-  if (url.search || url.hash) throw new ConfigError(name, 'must not carry a query or fragment');
-  return url.toString().replace(/\/+$/, '');
-}
 
 function trustedProxies(value: string | null): TrustedProxies {
   try {
@@ -221,52 +211,4 @@ function trustedProxies(value: string | null): TrustedProxies {
   } catch (error) {
     throw new ConfigError('TRUSTED_PROXIES', (error as Error).message);
   }
-}
-
-/** Origins as browsers send them: scheme, host and port, no path. `*` is refused: credentials go to listed origins only. */
-function corsOrigins(value: string | null): string[] {
-  const origins = (value ?? '').split(',').map((o) => o.trim()).filter(Boolean);
-  for (const origin of origins) {
-    let url: URL | null = null;
-    try {
-      url = new URL(origin);
-    } catch {
-      // reported below
-    }
-    if (!url || url.origin !== origin) throw new ConfigError('CORS_ORIGINS', `${JSON.stringify(origin.slice(0, 100))} is not an origin such as https://app.example.com`);
-  }
-  return origins;
-}
-
-function redisUrl(value: string | null): string | null {
-  if (value === null) return null;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new ConfigError('REDIS_URL', 'not a URL: expected redis://host:6379');
-  }
-  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new ConfigError('REDIS_URL', 'must be a redis:// or rediss:// URL');
-  return value;
-}
-
-function onOff(value: string | null, name: string, fallback: boolean): boolean {
-  return twoValued(value, name, ['on', 'off'], fallback);
-}
-
-/** A two-valued variable (`true`/`false`, `on`/`off`); `fallback` when unset. */
-function twoValued(value: string | null, name: string, [yes, no]: [string, string], fallback: boolean): boolean {
-  if (value === null) return fallback;
-  if (value === yes) return true;
-  if (value === no) return false;
-  throw new ConfigError(name, `must be ${yes} or ${no}`);
-}
-
-function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name]?.trim();
-  if (!raw) return fallback;
-  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number from ${min} to ${max}`);
-  const n = Number(raw);
-  if (n < min || n > max) throw new ConfigError(name, `must be a whole number from ${min} to ${max}`);
-  return n;
 }

@@ -1,3 +1,5 @@
+import type { Server } from 'node:http';
+import { createMetricsServer } from './metrics-server.js';
 import { createHttpServer } from './node-http.js';
 import { createApp, type AppOptions } from './app.js';
 import { ConfigError, loadConfig, type Config, type UpstreamUrls } from './config.js';
@@ -61,17 +63,9 @@ export async function runGateway(options: RunGatewayOptions): Promise<void> {
 
   // Bound before anything slow starts, so a taken port is reported at once. The WebSocket server is
   // attached after: attached before, it re-emits the listen error as its own and the process lingers.
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  }).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'EADDRINUSE') fail(`Port ${config.port} is already in use (set PORT to a free port)`);
-    if (error.code === 'EACCES') fail(`Port ${config.port} cannot be bound by this user (set PORT to a free port above 1023)`);
-    throw error;
-  });
+  await listen(server, config.port, 'PORT');
+  const metricsServer = config.metricsPort === null ? null : createMetricsServer(services.registry);
+  if (metricsServer) await listen(metricsServer, config.metricsPort!, 'METRICS_PORT');
   const closeGraphQLWs = attachGraphQLWs(server, app.yoga, { production: config.production, maxSockets: config.maxStreams });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -98,6 +92,8 @@ export async function runGateway(options: RunGatewayOptions): Promise<void> {
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
     await closed;
+    // The scraper reads the last figures while requests drain; closed once they have.
+    await new Promise<void>((resolve) => (metricsServer ? metricsServer.close(() => resolve()) : resolve()));
     await services.close();
     await tracing?.shutdown();
     await options.onStopped?.();
@@ -112,8 +108,24 @@ export async function runGateway(options: RunGatewayOptions): Promise<void> {
   if (stopping) return;
   app.setPhase('ready');
   const base = `http://localhost:${port}`;
+  const metrics = `http://localhost:${config.metricsPort ?? port}/metrics`;
   console.log(
-    `\nGateway ready: ${config.production ? 'GraphQL' : 'GraphiQL'} at ${base}/graphql  (health ${base}/health, readiness ${base}/ready, metrics ${base}/metrics)`,
+    `\nGateway ready: ${config.production ? 'GraphQL' : 'GraphiQL'} at ${base}/graphql  (health ${base}/health, readiness ${base}/ready, metrics ${metrics})`,
   );
   beforeStop = options.onReady?.(port);
+}
+
+/** Binds `port`; a port taken or not allowed ends the process with one line naming `variable`. */
+async function listen(server: Server, port: number, variable: string): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'EADDRINUSE') fail(`Port ${port} is already in use (set ${variable} to a free port)`);
+    if (error.code === 'EACCES') fail(`Port ${port} cannot be bound by this user (set ${variable} to a free port above 1023)`);
+    throw error;
+  });
 }

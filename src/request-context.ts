@@ -7,6 +7,7 @@ import type { Services } from './services.js';
 import { AlertsSource } from './sources/alerts.js';
 import { AssetsSource } from './sources/assets.js';
 import { MarketsSource } from './sources/markets.js';
+import { requestIdOf } from './request-id.js';
 import { CallBudget } from './upstream/budget.js';
 import { OperationDeadline } from './upstream/deadline.js';
 import { UpstreamLedger } from './upstream/ledger.js';
@@ -33,6 +34,7 @@ export function createRequestContext(initial: YogaInitialContext & ServerContext
     deadline: initial.deadline ?? new OperationDeadline(config.requestTimeoutDefaultMs),
     ...((initial.ledger ?? ledgerAsked(request, config)) ? { ledger: new UpstreamLedger() } : {}),
     ...(freshness ? { freshness } : {}),
+    requestId: requestIdOf(request),
   };
   return {
     services,

@@ -1,44 +1,46 @@
 import { context, propagation, trace } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, type SpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import { SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace';
 
 export interface Tracing {
   /** Flushes the spans still buffered and stops exporting. */
   shutdown(): Promise<void>;
 }
 
+/** The resource's `service.name` unless `OTEL_SERVICE_NAME` or `OTEL_RESOURCE_ATTRIBUTES` names another. */
+export const DEFAULT_SERVICE_NAME = 'alerts-markets-gateway';
+
 /**
- * Registers OpenTelemetry for the process: a tracer provider with the W3C trace-context propagator and
- * an async-hooks context manager, and the undici instrumentation, which gives every upstream request a
- * client span and a `traceparent` continuing the operation's trace. The OTLP/HTTP exporter reads the
- * standard `OTEL_EXPORTER_OTLP_*` variables itself; tests pass an in-memory exporter instead.
+ * Registers OpenTelemetry for the process through the SDK's own environment handling (`NodeSDK`), so
+ * every standard variable works as operators know it from other services: `OTEL_TRACES_SAMPLER` /
+ * `OTEL_TRACES_SAMPLER_ARG` (e.g. `parentbased_traceidratio` and `0.05`), `OTEL_SERVICE_NAME`,
+ * `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_PROPAGATORS`, `OTEL_BSP_*`, `OTEL_TRACES_EXPORTER` and the
+ * `OTEL_EXPORTER_OTLP_*` endpoint, protocol, headers and timeout. The undici instrumentation gives
+ * every upstream request a client span and a `traceparent` continuing the operation's trace.
+ *
+ * Traces only: the gateway's metrics are Prometheus's (`/metrics`) and its logs pino's, on stdout, so
+ * no metric reader or log processor is started whatever `OTEL_METRICS_EXPORTER` / `OTEL_LOGS_EXPORTER`
+ * say. Tests pass an in-memory exporter, each span exported as it ends; the sampler still comes from
+ * the environment.
  */
-export function startTracing(options: { exporter?: SpanExporter; serviceName?: string } = {}): Tracing {
-  const exporter = options.exporter ?? new OTLPTraceExporter();
-  const provider = new TracerProvider({
-    resource: resourceFromAttributes({ 'service.name': process.env['OTEL_SERVICE_NAME'] ?? options.serviceName ?? 'alerts-markets-gateway' }),
-    // In-memory exporters (tests) want each span at once; a real collector gets batches.
-    spanProcessors: [options.exporter ? new SimpleSpanProcessor({ exporter }) : new BatchSpanProcessor({ exporter })],
+export function startTracing(options: { exporter?: SpanExporter } = {}): Tracing {
+  const undici = new UndiciInstrumentation({ requireParentforSpans: true });
+  const sdk = new NodeSDK({
+    // The environment's resource attributes are merged over these.
+    resource: defaultResource().merge(resourceFromAttributes({ 'service.name': DEFAULT_SERVICE_NAME })),
+    ...(options.exporter ? { spanProcessors: [new SimpleSpanProcessor({ exporter: options.exporter })] } : {}),
+    metricReaders: [],
+    logRecordProcessors: [],
+    instrumentations: [undici],
   });
-  // What NodeTracerProvider.register() did before the 3.x SDK: the async-hooks context manager, the W3C
-  // propagators and the global provider.
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  propagation.setGlobalPropagator(new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }));
-  trace.setGlobalTracerProvider(provider);
-  const unregister = registerInstrumentations({
-    tracerProvider: provider,
-    // The span's name is the method: URLs carry ids and query values.
-    instrumentations: [new UndiciInstrumentation({ requireParentforSpans: true })],
-  });
+  sdk.start();
   return {
     async shutdown() {
-      unregister();
-      await provider.shutdown();
+      await sdk.shutdown();
+      // The SDK leaves its globals and instrumentations registered: a process (or a test file) may start tracing again.
+      undici.disable();
       trace.disable();
       context.disable();
       propagation.disable();

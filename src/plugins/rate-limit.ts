@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { Kind, OperationTypeNode, type DocumentNode, type ExecutionResult, type OperationDefinitionNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Redis } from 'ioredis';
+import { Counter } from 'prom-client';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Context, ServerContext } from '../context.js';
 import { subscriberKey, type Credentials } from '../credentials.js';
@@ -23,7 +24,11 @@ export interface RateLimitOptions {
   keyPrefix?: string;
   /** Who the alerts service verified, and where clients are (for answers from the response cache, which have no context). */
   services: Pick<Services, 'verifiedCallers' | 'clientAddress'>;
+  /** Where refusals are counted (`gateway_rate_limit_refusals_total{caller}`). */
+  registry?: Services['registry'];
 }
+
+const REFUSALS = 'gateway_rate_limit_refusals_total';
 
 const WINDOW_SECONDS = 60;
 const ANONYMOUS: Credentials = { subscriber: null, apiKey: null };
@@ -54,11 +59,17 @@ export function useRateLimit(options: RateLimitOptions): Plugin<Context> {
         insuranceLimiter: memory,
       })
     : memory;
+  // One counter per registry, however many apps are built on it. `caller` is the kind of key counted (callerKey).
+  const refusals = options.registry
+    ? ((options.registry.getSingleMetric(REFUSALS) as Counter<'caller'> | undefined) ??
+      new Counter({ name: REFUSALS, help: 'Operations refused by the rate limit, by the kind of caller counted.', labelNames: ['caller'], registers: [options.registry] }))
+    : null;
 
   /** `null` when the operation may run; otherwise the result that refuses it. */
   async function check(context: Caller, operation: OperationDefinitionNode | undefined): Promise<ExecutionResult | null> {
+    const key = callerKey(context, operation);
     try {
-      await limiter.consume(callerKey(context, operation));
+      await limiter.consume(key);
       return null;
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) {
@@ -66,6 +77,7 @@ export function useRateLimit(options: RateLimitOptions): Plugin<Context> {
         logger.warn({ err: rejection, requestId: requestIdOf(context.request) }, 'rate limit: could not count an operation');
         return null;
       }
+      refusals?.inc({ caller: key.slice(0, key.indexOf(':')) });
       const retryAfterSeconds = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
       // Over HTTP the whole request is this one operation: 429 and Retry-After (Yoga reads and strips `http`).
       const http = isWebSocket(context) ? {} : { http: { status: 429, headers: { 'Retry-After': String(retryAfterSeconds) } } };

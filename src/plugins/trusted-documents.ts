@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
+import { Kind, parse } from 'graphql';
 import { createGraphQLError, type GraphQLParams, type Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import { ConfigError } from '../config.js';
@@ -28,7 +29,7 @@ export const APQ_MAX_BYTES = 8 * 1024 * 1024;
  * the POST body or as a GET query parameter) or by the APQ form `extensions.persistedQuery.sha256Hash`.
  * With a manifest, lookups go to it first, then to the APQ store; without one, APQ alone serves hashes.
  */
-export function useTrustedDocuments(options: TrustedDocumentsOptions): { lookup: Plugin[]; register: Plugin } {
+export function useTrustedDocuments(options: TrustedDocumentsOptions): { lookup: Plugin[]; register: Plugin; operationNames: ReadonlySet<string> } {
   const manifest = options.manifestPath ? loadManifest(options.manifestPath) : null;
   const registered = options.apq
     ? new LRUCache<string, string>({ maxSize: options.apqMaxBytes ?? APQ_MAX_BYTES, sizeCalculation: (query, hash) => 2 * (query.length + hash.length) })
@@ -60,6 +61,8 @@ export function useTrustedDocuments(options: TrustedDocumentsOptions): { lookup:
   if (registered) plugins.push(useAutomaticPersistedQueries(registered, pending, (hash) => manifest?.has(hash) ?? false));
   return {
     lookup: plugins,
+    // The operations the manifest defines: the only names the operation metrics carry (operation-metrics.ts).
+    operationNames: new Set(manifest ? [...manifest.values()].flatMap(operationNamesOf) : []),
     // Placed after every plugin that may refuse an operation before it runs (document limits, armor,
     // cost): reached only by a document that passed them all, which is only then kept.
     register: {
@@ -107,6 +110,15 @@ function useAutomaticPersistedQueries(
       if (!store.has(hash) && !inManifest(hash)) pending.set(request, { hash, query: params.query });
     },
   };
+}
+
+/** The names of the operations a document defines (none when it does not parse: it will not run either). */
+function operationNamesOf(document: string): string[] {
+  try {
+    return parse(document, { noLocation: true }).definitions.flatMap((d) => (d.kind === Kind.OPERATION_DEFINITION && d.name ? [d.name.value] : []));
+  } catch {
+    return [];
+  }
 }
 
 /** `documentId` from a POST body or a GET query parameter, else the APQ hash. */

@@ -140,6 +140,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           maxBytes: opts.maxBytes ?? ROUTE_BODY_LIMITS[opts.route ?? ''] ?? DEFAULT_BODY_LIMIT,
           onBytes: opts.onBytes,
           scope: opts.scope,
+          requestId: opts.scope?.requestId,
         }),
       ) as Promise<T>;
     } catch (error) {

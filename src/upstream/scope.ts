@@ -30,6 +30,8 @@ export interface CallScope {
    * be served (`Cache-Control: max-age=N` / `no-cache`). Absent: the stores' own time-to-live decide.
    */
   readonly freshness?: FreshnessBound;
+  /** The request's `X-Request-Id`: sent on each of its calls, so an upstream's logs name the request that asked. */
+  readonly requestId?: string;
 }
 
 /**

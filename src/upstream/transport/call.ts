@@ -27,6 +27,8 @@ export interface CallSpec {
   onBytes: ((bytes: number) => void) | undefined;
   /** The operation the call is made for; undefined for a call that answers to no one operation (a shared call). */
   scope: CallScope | undefined;
+  /** Sent as `X-Request-Id`: the request that made the call (a shared call: the one that started it). */
+  requestId: string | undefined;
 }
 
 export class UpstreamCall implements CallSpec, Endable {
@@ -39,6 +41,7 @@ export class UpstreamCall implements CallSpec, Endable {
   readonly maxBytes: number;
   readonly onBytes: ((bytes: number) => void) | undefined;
   readonly scope: CallScope | undefined;
+  readonly requestId: string | undefined;
   /** Requests sent (2 when the connection-level retry happened; 0 when none was, e.g. an open breaker). */
   attempts = 0;
   /** HTTP status of the final answer; undefined while none arrived. */
@@ -61,6 +64,7 @@ export class UpstreamCall implements CallSpec, Endable {
     this.maxBytes = spec.maxBytes;
     this.onBytes = spec.onBytes;
     this.scope = spec.scope;
+    this.requestId = spec.requestId;
   }
 
   /** Ends the call: whatever runs it now (or next) rejects with `reason`. The first reason wins. */

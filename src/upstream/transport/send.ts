@@ -40,7 +40,9 @@ class Exchange implements Dispatcher.DispatchHandler, Endable {
     const call = this.#call;
     call.attempts += 1;
     call.runs(this);
-    if (!this.#settled) agent.dispatch({ origin, path: call.path, method: call.method, headers: call.headers, body: call.body }, this);
+    // The request id is added here, below the sharing of GETs (share.ts), which keys calls by their headers.
+    const headers = call.requestId ? { ...call.headers, 'x-request-id': call.requestId } : call.headers;
+    if (!this.#settled) agent.dispatch({ origin, path: call.path, method: call.method, headers, body: call.body }, this);
     return answer;
   }
 
