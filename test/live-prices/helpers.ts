@@ -37,4 +37,5 @@ export async function subscribePrices(gw: TestGateway, ids: readonly string[]): 
 
 export async function untilNoSubscribers(gw: TestGateway): Promise<void> {
   await vi.waitFor(() => expect(gw.services.livePrices.subscribers).toBe(0), { timeout: 10_000 });
+  await vi.waitFor(() => expect(gw.services.livePrices.polling).toBe(false), { timeout: 10_000 });
 }

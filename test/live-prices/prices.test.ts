@@ -28,7 +28,6 @@ describe('Subscription.prices on one replica', () => {
     await untilNoSubscribers(gw);
     expect(gw.services.livePrices.assets).toBe(0);
     // Past the round that found nobody watching, no asset is read again.
-    await new Promise((resolve) => setTimeout(resolve, 600));
     gw.sim.controls.resetCounts();
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(VOLATILE.map((id) => readsOf(gw, id))).toEqual([0, 0, 0]);

@@ -30,12 +30,23 @@ export interface LivePrices {
   subscribe(assetIds: readonly string[], options?: { skipUnknown?: boolean }): Promise<AsyncIterableIterator<PriceTick[]>>;
   /** Resolves once this replica hears the ticks the others publish (at once without Redis); else `UPSTREAM_UNAVAILABLE`. */
   whenListening(): Promise<void>;
-  /** This replica's last polling rounds: the slot and the assets it read (operators and tests check one read per slot). */
-  recentRounds(): readonly { slot: number; assetIds: readonly string[] }[];
+  /**
+   * This replica's last polling rounds: the slot, the assets whose lease it won, and those of them it
+   * read from the assets service (a copy read moments before answers the rest). Shows one read per slot.
+   */
+  recentRounds(): readonly PollingRound[];
   readonly assets: number;
   readonly subscribers: number;
+  /** Whether a polling round runs or is scheduled (not once a round found nothing watched). */
+  readonly polling: boolean;
   start(): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface PollingRound {
+  slot: number;
+  claimed: readonly string[];
+  asked: readonly string[];
 }
 
 export interface LivePricesDeps {
@@ -60,7 +71,7 @@ export function createLivePrices(deps: LivePricesDeps): LivePrices {
     dropped: () => metrics.fanout.dropped(),
   });
   const metrics = livePriceMetrics(deps.registry, { assets: () => watchers.assetCount, subscribers: () => watchers.subscriberCount });
-  const rounds: { slot: number; assetIds: readonly string[] }[] = [];
+  const rounds: PollingRound[] = [];
 
   let listener: RedisListener | null = null;
   let publish = (ticks: PriceTick[]) => watchers.deliver(ticks);
@@ -92,7 +103,7 @@ export function createLivePrices(deps: LivePricesDeps): LivePrices {
     publish: (ticks) => publish(ticks),
     onRound(outcome, slot, read) {
       metrics.round(outcome, read.length);
-      rounds.push({ slot, assetIds: read });
+      rounds.push({ slot, claimed: read, asked: outcome.asked });
       if (rounds.length > ROUNDS_KEPT) rounds.shift();
     },
   });
@@ -143,6 +154,9 @@ export function createLivePrices(deps: LivePricesDeps): LivePrices {
     },
     get subscribers() {
       return watchers.subscriberCount;
+    },
+    get polling() {
+      return poller.polling;
     },
     async start() {
       await listener?.start();

@@ -8,6 +8,8 @@ import { staleTick, tickOf, type PriceTick } from './tick.js';
 export interface RoundOutcome {
   /** Reads that asked the assets service. */
   upstream: number;
+  /** The ids of those reads. */
+  asked: string[];
   /** Reads a copy fetched moments before answered (a request had just read the price). */
   cached: number;
   failed: number;
@@ -50,8 +52,12 @@ export function createPoller(deps: PollerDeps) {
   async function read(assetId: string, bound: FreshnessBound, outcome: RoundOutcome): Promise<PriceTick | null> {
     try {
       const lookup = await assetCache.get(assetId, 'price', { freshness: bound });
-      if (lookup.asked) outcome.upstream++;
-      else outcome.cached++;
+      if (lookup.asked) {
+        outcome.upstream++;
+        outcome.asked.push(assetId);
+      } else {
+        outcome.cached++;
+      }
       const tick = tickOf(lookup.asset);
       if (tick?.stale) outcome.failed++;
       return tick;
@@ -71,7 +77,7 @@ export function createPoller(deps: PollerDeps) {
     const slot = Math.floor(Date.now() / intervalMs);
     try {
       const mine = await leases.claim(ids, slot);
-      const outcome: RoundOutcome = { upstream: 0, cached: 0, failed: 0 };
+      const outcome: RoundOutcome = { upstream: 0, asked: [], cached: 0, failed: 0 };
       // One bound for the round: a copy younger than half an interval is a read this round can reuse.
       const bound = new FreshnessBound(intervalMs / 2);
       const ticks = (await Promise.all(mine.map((id) => read(id, bound, outcome)))).filter((t): t is PriceTick => t !== null);
@@ -88,6 +94,10 @@ export function createPoller(deps: PollerDeps) {
   return {
     /** Something is watched: make sure rounds run. */
     wake: schedule,
+    /** Whether a round runs or is scheduled. */
+    get polling() {
+      return running || timer !== null;
+    },
     close() {
       closed = true;
       if (timer) clearTimeout(timer);
