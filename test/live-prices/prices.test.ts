@@ -27,6 +27,12 @@ describe('Subscription.prices on one replica', () => {
     await stream.close();
     await untilNoSubscribers(gw);
     expect(gw.services.livePrices.assets).toBe(0);
+    const metrics = await gw.services.registry.metrics();
+    for (const name of ['gateway_live_price_polls_total{result="upstream"}', 'gateway_live_price_ticks_total', 'gateway_live_price_round_polls']) {
+      expect(Number(new RegExp(`^${name.replace(/[{}]/g, '\\$&')} (\\d+)`, 'm').exec(metrics)?.[1])).toBeGreaterThan(0);
+    }
+    expect(metrics).toMatch(/^gateway_live_price_assets 0$/m);
+    expect(metrics).toMatch(/^gateway_live_price_subscribers 0$/m);
     // Past the round that found nobody watching, no asset is read again.
     gw.sim.controls.resetCounts();
     await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -52,5 +58,21 @@ describe('Subscription.prices on one replica', () => {
     await held.stream.close();
     await untilNoSubscribers(gw);
     expect(gw.services.livePrices.assets).toBe(0);
+  });
+
+  it('keeps the stream through an upstream outage: the next event flags every price stale, and fresh prices follow its recovery', { timeout: 60_000 }, async () => {
+    const { stream, first } = await subscribePrices(gw, VOLATILE);
+    expect(first.data.prices.every((t: any) => !t.stale)).toBe(true);
+    gw.sim.controls.setFault({ service: 'assets', route: 'GET /v0/assets/:id' }, { status: 503 });
+    let next = await stream.next();
+    // A tick read before the fault may come first; then the stale one, with the last known prices.
+    while (next?.data.prices.some((t: any) => !t.stale)) next = await stream.next();
+    expect(next?.data.prices.map((t: any) => [t.assetId, t.stale, t.source])).toEqual(VOLATILE.map((id) => [id, true, 'STALE']));
+    gw.sim.controls.setFault({ service: 'assets', route: 'GET /v0/assets/:id' }, null);
+    next = await stream.next();
+    expect(next?.errors).toBeUndefined();
+    expect(next?.data.prices.every((t: any) => !t.stale && t.source === 'ORIGIN')).toBe(true);
+    await stream.close();
+    await untilNoSubscribers(gw);
   });
 });
