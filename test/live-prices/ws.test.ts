@@ -29,7 +29,7 @@ describe('Subscription.prices over graphql-ws', () => {
     const client = createClient({ url, webSocketImpl: WebSocket, retryAttempts: 0 });
     const events = client.iterate<{ prices: { assetId: string; usd: number }[] }>({ query: PRICES, variables: { ids: VOLATILE } });
     const first = await events.next();
-    expect(first.value.data?.prices.map((t) => t.assetId)).toEqual(VOLATILE);
+    expect(first.value?.data?.prices.map((t: { assetId: string }) => t.assetId)).toEqual(VOLATILE);
     const second = await events.next();
     expect(second.value.data?.prices.length).toBeGreaterThan(0);
     await events.return?.();
