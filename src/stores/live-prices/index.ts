@@ -18,7 +18,7 @@ export type { PriceTick } from './tick.js';
 /** How long a new subscription waits for this replica to hear the ticks channel before it is refused. */
 const LISTEN_WAIT_MS = 5000;
 /** Rounds remembered for `recentRounds`. */
-const ROUNDS_KEPT = 256;
+const ROUNDS_KEPT = 64;
 
 export interface LivePrices {
   /**
