@@ -135,7 +135,13 @@ export function createLivePrices(deps: LivePricesDeps): LivePrices {
         watchers.release(assetIds);
         throw error;
       }
-      const queue = watchers.attach(assetIds, first);
+      // An id the assets service does not know (a wallet's odd token) is not polled.
+      const known = first.length === assetIds.length ? assetIds : first.map((tick) => tick.assetId);
+      if (known !== assetIds) {
+        const found = new Set(known);
+        watchers.release(assetIds.filter((id) => !found.has(id)));
+      }
+      const queue = watchers.attach(known, first);
       poller.wake();
       return queue;
     },
