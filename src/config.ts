@@ -84,6 +84,8 @@ export interface Config {
   maxStreamsPerClient: number;
   /** Subscriptions this process holds open at once, and WebSocket connections alike (`MAX_STREAMS`). */
   maxStreams: number;
+  /** The live price feed: `LIVE_PRICES_INTERVAL_MS`, `LIVE_PRICES_MAX_ASSETS` (per subscription), `LIVE_PRICES_MAX_PROCESS_ASSETS`. */
+  livePrices: { intervalMs: number; maxAssets: number; maxProcessAssets: number };
   /** OpenTelemetry trace export, asked for by the standard `OTEL_*` variables. */
   tracing: boolean;
   /** An operation's deadline when the client sends no `X-Request-Timeout-Ms`. */
@@ -193,6 +195,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     apqMaxBytes: integer(env, 'APQ_MAX_BYTES', 8 * 1024 * 1024, 65_536, 2 ** 32),
     maxStreamsPerClient: integer(env, 'MAX_STREAMS_PER_CLIENT', 100, 1, 1_000_000),
     maxStreams: integer(env, 'MAX_STREAMS', 2000, 1, 1_000_000),
+    // Below 200 ms a poll per asset per interval is no longer a poll the upstream can take from every watched asset.
+    livePrices: Object.freeze({
+      intervalMs: integer(env, 'LIVE_PRICES_INTERVAL_MS', 5000, 200, 600_000),
+      maxAssets: integer(env, 'LIVE_PRICES_MAX_ASSETS', 100, 1, 1000),
+      maxProcessAssets: integer(env, 'LIVE_PRICES_MAX_PROCESS_ASSETS', 2000, 1, 100_000),
+    }),
     // On when an endpoint is set or an exporter named (`console`; `otlp` to the SDK's default localhost:4318).
     tracing:
       Boolean(read('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ?? read('OTEL_EXPORTER_OTLP_ENDPOINT') ?? read('OTEL_TRACES_EXPORTER')) &&

@@ -7,6 +7,8 @@ export const DEV_HEADERS: Readonly<Record<string, string>> = { 'X-Gateway-Debug'
 /** What GraphiQL opens with in development: one round trip for a home screen, ready to run. */
 export const DEMO_QUERY = `# Welcome! The demo subscriber's headers are filled in below (Headers tab).
 # Run this, then try \`wallet(address:)\`, \`markets(filter:)\` or \`searchAssets(query:)\`.
+# Live prices tick over server-sent events: replace this document with
+#   subscription { prices(assetIds: ["solana:So11111111111111111111111111111111111111112", "bitcoin:native", "stock:AAPL"]) { asset { symbol } usd change24h asOf stale } }
 query Home {
   viewer {
     walletAddress

@@ -7,6 +7,7 @@ import { tallyCounter } from './metrics.js';
 import type { Config, UpstreamUrls } from './config.js';
 import { createPositionsStore, positionTokens, type PositionsStore, type PositionsStoreOptions } from './stores/positions.js';
 import { createEventHub, type EventHub } from './events/hub.js';
+import { createLivePrices, type LivePrices } from './stores/live-prices/index.js';
 import { createAssetCache, type AssetCache, type AssetCacheOptions } from './stores/asset-cache.js';
 import { createIdempotencyStore, createRedisIdempotencyStore, type IdempotencyStore } from './stores/idempotency.js';
 import { createMarketIndex, type MarketIndex, type MarketIndexOptions } from './stores/market-index.js';
@@ -32,6 +33,8 @@ export interface Services {
   positions: PositionsStore;
   idempotency: IdempotencyStore;
   events: EventHub;
+  /** The live price feed behind `Subscription.prices` and `walletValue`: one read per watched asset per interval for the cluster. */
+  livePrices: LivePrices;
   /**
    * The general-purpose Redis client when `REDIS_URL` is set (response cache, idempotency keys, rate
    * limits), else `null`. Commands fail after a second rather than wait for a Redis that is away.
@@ -148,6 +151,7 @@ export function createServices(options: ServicesOptions): Services {
       })
     : createIdempotencyStore();
   const events = createEventHub({ config, logger, registry });
+  const livePrices = createLivePrices({ config, assetCache, redis, logger, registry });
 
   return {
     config,
@@ -159,6 +163,7 @@ export function createServices(options: ServicesOptions): Services {
     positions,
     idempotency,
     events,
+    livePrices,
     redis,
     upstreamHealth,
     verifiedCallers: createVerifiedCallers({ ttlMs: config.authIdentityTtlMs }),
@@ -167,11 +172,13 @@ export function createServices(options: ServicesOptions): Services {
       // Subscribes to the events channel in the background, retrying while Redis is away: readiness is
       // 503 and new streams wait until this replica hears it (plugins/readiness.ts, events/hub.ts).
       void events.start().catch((err: unknown) => logger.error({ err }, 'events: could not start listening'));
+      void livePrices.start().catch((err: unknown) => logger.error({ err }, 'live prices: could not start listening'));
       await marketIndex.start();
     },
     async close() {
       marketIndex.stop();
       await events.close();
+      await livePrices.close();
       // QUIT lets pending replies arrive; a connection that is not up is dropped at once rather than queued.
       if (redis?.status === 'ready') await redis.quit().catch(() => redis.disconnect());
       else redis?.disconnect();

@@ -41,8 +41,13 @@ export type RedisListener = ReturnType<typeof createRedisListener>;
  * replaced and subscribes again. A probe that cannot be published means Redis is away: nothing can be
  * heard or sent, and the connection subscribes again when it returns (the next probe checks it did).
  */
-export function createRedisListener(options: ListenerTimings & { url: string; publisher: Redis; logger: Logger; deliver: (event: Event) => void }) {
+export function createRedisListener<T = Event>(
+  options: ListenerTimings & { url: string; publisher: Redis; logger: Logger; deliver: (message: T) => void; topic?: string; name?: string },
+) {
   const { url, publisher, logger, deliver } = options;
+  // The live price feed listens the same way on a channel of its own (stores/live-prices/).
+  const topic = options.topic ?? EVENTS_TOPIC;
+  const connectionName = options.name ?? 'gateway-events-sub';
   const verifyEveryMs = options.verifyEveryMs ?? 5000;
   const probeTimeoutMs = options.probeTimeoutMs ?? 1000;
   const probes = new Map<string, () => void>();
@@ -53,7 +58,7 @@ export function createRedisListener(options: ListenerTimings & { url: string; pu
   let timer: NodeJS.Timeout | null = null;
 
   const onMessage = (channel: string, message: string) => {
-    if (channel !== EVENTS_TOPIC) return;
+    if (channel !== topic) return;
     let parsed: unknown;
     try {
       parsed = JSON.parse(message);
@@ -63,17 +68,17 @@ export function createRedisListener(options: ListenerTimings & { url: string; pu
     if (typeof parsed !== 'object' || parsed === null) return;
     const probe = (parsed as { probe?: unknown }).probe;
     if (typeof probe === 'string') probes.get(probe)?.();
-    else deliver(parsed as Event);
+    else deliver(parsed as T);
   };
   const connect = () => {
     // ioredis's own re-subscription on reconnect leaves a refused SUBSCRIBE unhandled (which would end
     // the process): this connection subscribes again itself on every reconnect, and the probe checks it.
-    const client = new Redis(url, { connectionName: 'gateway-events-sub', maxRetriesPerRequest: null, disableClientInfo: true, autoResubscribe: false });
+    const client = new Redis(url, { connectionName, maxRetriesPerRequest: null, disableClientInfo: true, autoResubscribe: false });
     client.on('error', (err: Error) => logger.warn({ err }, 'events: Redis subscriber connection error'));
     client.on('message', onMessage);
     let connectedBefore = false;
     client.on('ready', () => {
-      if (connectedBefore) void client.subscribe(EVENTS_TOPIC).catch((err: unknown) => logger.warn({ err }, 'events: could not subscribe again after a reconnect'));
+      if (connectedBefore) void client.subscribe(topic).catch((err: unknown) => logger.warn({ err }, 'events: could not subscribe again after a reconnect'));
       connectedBefore = true;
     });
     return client;
@@ -96,7 +101,7 @@ export function createRedisListener(options: ListenerTimings & { url: string; pu
       timeout = setTimeout(() => resolve(false), probeTimeoutMs);
     });
     try {
-      await publisher.publish(EVENTS_TOPIC, JSON.stringify({ probe: nonce }));
+      await publisher.publish(topic, JSON.stringify({ probe: nonce }));
       return (await heard) ? 'heard' : 'deaf';
     } catch {
       return 'unreachable';
@@ -111,7 +116,7 @@ export function createRedisListener(options: ListenerTimings & { url: string; pu
     for (let attempt = 0; !closed; attempt++) {
       try {
         await untilReady(subscriber, 2000);
-        await subscriber.subscribe(EVENTS_TOPIC);
+        await subscriber.subscribe(topic);
         const outcome = await probe();
         if (outcome === 'heard') return setVerified(true);
         if (outcome === 'deaf') {

@@ -5,5 +5,6 @@ import './markets/index.js';
 import './wallets/index.js';
 import './alerts/index.js';
 import './events/index.js';
+import './live-prices/index.js';
 
 export const schema = builder.toSchema();

@@ -1,0 +1,2 @@
+import './prices.js';
+import './wallet-value.js';
