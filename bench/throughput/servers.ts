@@ -32,7 +32,8 @@ export async function startTarget(rig: Rig, kind: ServerKind, bodyFile?: string)
   if (kind === 'gateway' || kind === 'gateway-off' || kind === 'gateway-cold') {
     // One load generator is one caller: the per-caller rate limit (a guard against one client flooding) is off unless the bench's environment sets it.
     const gatewayEnv = { RATE_LIMIT_PER_MINUTE: '0', ...rig.env, PORT: String(port), ...GATEWAY_ENV[kind] };
-    proc = startNode([...(rig.nodeFlags ?? []), ...PRODUCTION_ARGS], gatewayEnv, core);
+    const args = rig.gatewayEntry ? [...NODE_FLAGS, rig.gatewayEntry] : PRODUCTION_ARGS;
+    proc = startNode([...(rig.nodeFlags ?? []), ...args], gatewayEnv, core);
     health = `http://127.0.0.1:${port}/health`;
   } else if (kind === 'baseline') {
     // Plain JavaScript, as the gateway runs from dist/: no TypeScript loader compiling in the measured process.

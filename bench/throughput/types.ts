@@ -94,6 +94,8 @@ export interface Rig {
   pinned: boolean;
   /** Extra node flags for the measured servers (the phase profile's `--cpu-prof`). */
   nodeFlags?: readonly string[];
+  /** The gateway's entry instead of production's `dist/server.js` (an A/B run's other build). */
+  gatewayEntry?: string;
 }
 
 export interface Target {
