@@ -14,27 +14,16 @@ export interface TokenRecords {
   get(assetId: string): TokenRecord | undefined;
 }
 
-/** How often a record seen again is moved up the LRU: a page of 100 markets sees 200 tokens a request. */
-const TOUCH_EVERY_MS = 1_000;
-
 export function createTokenRecords(max: number, now: () => number): TokenRecords {
-  // The record held for each token object the market index and positions hand out (one per token), so
-  // seeing it again is a property write, not an LRU lookup (two per token a request on the markets page).
-  const heldFor = new WeakMap<TokenRef, TokenRecord>();
-  const records = new LRUCache<string, TokenRecord>({ max, dispose: (record) => heldFor.delete(record.token) });
+  const records = new LRUCache<string, TokenRecord>({ max });
   return {
     remember(tokens) {
       const seenAt = now();
       for (const token of tokens) {
-        const known = heldFor.get(token);
-        if (known) {
-          if (seenAt - known.seenAt >= TOUCH_EVERY_MS) records.get(token.assetId);
-          known.seenAt = seenAt;
-        } else if (isValidAssetId(token.assetId)) {
-          const record = { token, seenAt };
-          records.set(token.assetId, record);
-          heldFor.set(token, record);
-        }
+        // The same record seen again (the market index hands out one per token): only when is news.
+        const held = records.get(token.assetId);
+        if (held?.token === token) held.seenAt = seenAt;
+        else if (isValidAssetId(token.assetId)) records.set(token.assetId, { token, seenAt });
       }
     },
     get: (assetId) => records.get(assetId),
