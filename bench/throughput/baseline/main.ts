@@ -22,8 +22,13 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
   return raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
 }
 
+/** Its own function so that the phase profile (bench/phases/aggregate.ts) tells serialization from the socket write. */
+function serialize(body: unknown): string {
+  return JSON.stringify(body);
+}
+
 function send(res: ServerResponse, status: number, body: unknown): void {
-  const payload = JSON.stringify(body);
+  const payload = serialize(body);
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(payload) });
   res.end(payload);
 }
