@@ -29,6 +29,8 @@ interface Profile {
 type Test = (f: Frame) => boolean;
 const inUrl = (...parts: string[]): Test => (f) => parts.some((p) => f.url.includes(p));
 const named = (...names: string[]): Test => (f) => names.includes(f.functionName);
+/** A function of the bundled baseline (node_modules/.cache/bench/baseline.mjs) by name. */
+const baseline = (...names: string[]): Test => (f) => f.url.includes('/bench/baseline') && names.includes(f.functionName);
 const native = (name: string): Test => (f) => f.url === '' && f.functionName === name;
 const any = (...tests: Test[]): Test => (f) => tests.some((t) => t(f));
 
@@ -36,28 +38,31 @@ const any = (...tests: Test[]): Test => (f) => tests.some((t) => t(f));
 export const PHASES: readonly { name: string; test: Test }[] = [
   { name: 'garbage collection', test: named('(garbage collector)') },
   { name: 'body parse (JSON.parse)', test: native('parse') },
-  { name: 'serialization (JSON.stringify, result encoding)', test: any(native('stringify'), inUrl('fast-json-stringify'), named('jsonStringifyResultWithoutInternals', 'serialize')) },
+  { name: 'serialization (JSON.stringify, result encoding)', test: any(native('stringify'), inUrl('fast-json-stringify'), named('jsonStringifyResultWithoutInternals'), baseline('serialize')) },
   {
     name: 'mapping records to models',
     test: any(
       inUrl('/dist/models/', '/upstream/alerts/map', '/upstream/assets/map', '/upstream/markets/map'),
-      named('tokenBrief', 'tokenFull', 'tokenSymbol', 'marketHeader', 'walletMarket', 'marketsPageNode', 'provider', 'globalId', 'typename', 'upper'),
+      baseline('tokenBrief', 'tokenFull', 'tokenSymbol', 'marketHeader', 'walletMarket', 'marketsPageNode', 'provider', 'globalId', 'typename', 'upper', 'averages', 'blink', 'seconds'),
     ),
   },
   { name: 'upstream call: undici', test: inUrl('node_modules/undici/') },
-  { name: 'upstream call: own layers (transport, clients, breaker)', test: any(inUrl('/dist/upstream/', 'node_modules/cockatiel/'), named('get', 'assetsFor', 'listing')) },
+  {
+    name: 'upstream call: own layers (transport, clients, breaker)',
+    test: any((f) => inUrl('/dist/upstream/', 'node_modules/cockatiel/')(f) && !f.url.includes('/upstream/assets/ids'), baseline('get', 'assetsFor', 'listing')),
+  },
   { name: 'document lookup, parse and validation', test: inUrl('graphql/validation/', 'graphql/language/', '/plugins/trusted-documents', 'plugin-persisted-operations', 'plugin-apq') },
   { name: 'limits and cost', test: inUrl('/plugins/document-limits', '/plugins/query-cost', 'graphql-armor', '/plugins/rate-limit', 'rate-limiter-flexible') },
   { name: 'response cache and collapse', test: inUrl('/dist/response-cache/', '/plugins/collapse-inflight') },
   { name: 'public caches (stores, lru-cache, dataloader)', test: inUrl('/dist/stores/', 'node_modules/lru-cache/', 'node_modules/dataloader/') },
-  { name: 'context and sources', test: inUrl('/dist/request-context', '/dist/context', '/dist/sources/', '/dist/credentials', '/plugins/credentials') },
+  { name: 'context and sources (ids checked)', test: inUrl('/dist/request-context', '/dist/context', '/dist/sources/', '/dist/credentials', '/plugins/credentials', '/upstream/assets/ids') },
   {
     name: 'resolvers, execution and promise machinery',
-    test: any(inUrl('graphql/execution/', 'graphql-jit', '/dist/schema/', '@pothos/', 'graphql/type/', 'graphql/jsutils/'), named('mobileHome', 'walletScreen', 'marketsScreen')),
+    test: any(inUrl('graphql/execution/', 'graphql-jit', '/dist/schema/', '@pothos/', 'graphql/type/', 'graphql/jsutils/'), baseline('mobileHome', 'walletScreen', 'marketsScreen')),
   },
   {
     name: 'HTTP in and out (node http, Yoga adapter, plugin chain)',
-    test: any(inUrl('node:_http', 'node:net', 'node:internal/', 'node:events', '@whatwg-node/', 'graphql-yoga', '@envelop/', '/dist/app', '/dist/plugins/', '/dist/node-http', 'node:stream'), named('handle', 'readJson', 'send')),
+    test: any(inUrl('node:_http', 'node:net', 'node:internal/', 'node:events', '@whatwg-node/', 'graphql-yoga', '@envelop/', '/dist/app', '/dist/plugins/', '/dist/node-http', 'node:stream'), baseline('handle', 'readJson', 'send')),
   },
 ];
 
