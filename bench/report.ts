@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, platform, release } from 'node:os';
 import { ms, UPSTREAM_LATENCY } from './harness.js';
-import type { Row, ScenarioResult } from './scenarios.js';
+import type { Row, ScenarioResult } from './scenarios/types.js';
 
 /** One console line per row, as it is measured. */
 export function line(row: Row): string {

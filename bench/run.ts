@@ -12,7 +12,7 @@
 import { performance } from 'node:perf_hooks';
 import { clientAgent, startBenchSimulator, UPSTREAM_LATENCY } from './harness.js';
 import { busy, line, loadAverage, machine, markdown, readResults, replaceSection, table, writeResults } from './report.js';
-import { degraded, marketsPage, memory, mobileHome, walletPositions, warmUpProcess, type ScenarioResult } from './scenarios.js';
+import { degraded, marketsPage, memory, mobileHome, walletPositions, warmUpProcess, type ScenarioResult } from './scenarios/index.js';
 import { runThroughput, THROUGHPUT_DEFAULTS, THROUGHPUT_HEADING } from './throughput/run.js';
 
 const SCENARIOS = { mobile: mobileHome, markets: marketsPage, wallets: walletPositions, degraded, memory } as const;

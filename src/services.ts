@@ -2,8 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import { Redis } from 'ioredis';
 import { createClientAddress } from './client-address.js';
 import { createVerifiedCallers, type VerifiedCallers } from './stores/verified-callers.js';
-import { Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { tallyCounter } from './metrics.js';
+import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { tallyCounter, tallyHistogram } from './metrics.js';
 import type { Config, UpstreamUrls } from './config.js';
 import { createPositionsStore, positionTokens, type PositionsStore, type PositionsStoreOptions } from './stores/positions.js';
 import { createEventHub, type EventHub } from './events/hub.js';
@@ -76,7 +76,7 @@ export function createServices(options: ServicesOptions): Services {
     labelNames: ['service', 'route', 'status'] as const,
     registers: [registry],
   });
-  const durations = new Histogram({
+  const durations = tallyHistogram({
     name: 'gateway_upstream_request_duration_seconds',
     help: 'Upstream call latency by service and route.',
     labelNames: ['service', 'route'],
@@ -103,7 +103,7 @@ export function createServices(options: ServicesOptions): Services {
     onRequest: (info) => {
       const status = info.status === undefined ? 'error' : String(info.status);
       calls.count(info.service, info.route, status);
-      durations.observe({ service: info.service, route: info.route }, info.durationMs / 1000);
+      durations.observe(info.durationMs / 1000, info.service, info.route);
       upstreamHealth.onRequest(info);
     },
     onBreakerStateChange: (service, state) => {

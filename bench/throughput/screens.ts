@@ -1,10 +1,11 @@
 /**
  * The three screens of the throughput benchmark, as the gateway is asked for them (GraphQL) and as the
- * hand-written baseline serves them (one route each, bench/throughput/baseline.ts).
+ * hand-written baseline serves them (one route each, bench/throughput/baseline/).
  */
 import { readFileSync } from 'node:fs';
+import type { ServerKind } from './types.js';
 
-export type ScreenName = 'mobile' | 'mobile1000' | 'wallet' | 'markets';
+export type ScreenName = 'mobile' | 'mobile1000' | 'mobile-cold' | 'wallet' | 'markets';
 
 export interface Screen {
   name: ScreenName;
@@ -19,10 +20,17 @@ export interface Screen {
   signedIn: boolean;
   /** How many distinct subscribers a signed-in screen rotates over. */
   users?: number;
+  /** The servers measured on this screen (against the baseline), in turn. */
+  servers: readonly ServerKind[];
 }
 
 /** How many distinct subscribers the many-users mobile screen rotates over. */
 export const MANY_USERS = 1000;
+/** Subscribers of the cold per-user screen: the simulator's most, more than any process of the rig is sent. */
+export const COLD_USERS = 10_000;
+/** Subscribers of the hot mobile screen: twice the connections, so no two connections send one user's request at once. */
+const HOT_USERS = 100;
+const DEFAULTS: readonly ServerKind[] = ['gateway', 'gateway-off', 'baseline'];
 /** How many positions the wallet screen asks for. */
 export const WALLET_POSITIONS = 50;
 /** How many markets the markets screen asks for. */
@@ -135,26 +143,40 @@ export const MARKETS_SCREEN = /* GraphQL */ `
 `;
 
 export function screens(wallet: string): Screen[] {
+  const mobileHome = readFileSync(new URL('../../test/operations/MobileHome.graphql', import.meta.url), 'utf8');
   return [
     {
       name: 'mobile',
-      title: 'Mobile home (MobileHome, 20 subscribers rotated)',
-      query: readFileSync(new URL('../../test/operations/MobileHome.graphql', import.meta.url), 'utf8'),
+      title: `Mobile home (MobileHome, ${HOT_USERS} subscribers rotated)`,
+      query: mobileHome,
       variables: {},
       baselinePath: '/mobile-home',
       baselineBody: {},
       signedIn: true,
-      users: 20,
+      users: HOT_USERS,
+      servers: DEFAULTS,
     },
     {
       name: 'mobile1000',
       title: 'Mobile home (MobileHome, 1,000 distinct subscribers: most requests miss the response cache)',
-      query: readFileSync(new URL('../../test/operations/MobileHome.graphql', import.meta.url), 'utf8'),
+      query: mobileHome,
       variables: {},
       baselinePath: '/mobile-home',
       baselineBody: {},
       signedIn: true,
       users: MANY_USERS,
+      servers: DEFAULTS,
+    },
+    {
+      name: 'mobile-cold',
+      title: `Mobile home, cold per user (each request a different one of ${COLD_USERS.toLocaleString('en')} subscribers, per-user sharing off)`,
+      query: mobileHome,
+      variables: {},
+      baselinePath: '/mobile-home',
+      baselineBody: {},
+      signedIn: true,
+      users: COLD_USERS,
+      servers: ['gateway-cold', 'baseline'],
     },
     {
       name: 'wallet',
@@ -164,6 +186,7 @@ export function screens(wallet: string): Screen[] {
       baselinePath: '/wallet',
       baselineBody: { address: wallet, first: WALLET_POSITIONS },
       signedIn: false,
+      servers: DEFAULTS,
     },
     {
       name: 'markets',
@@ -173,6 +196,7 @@ export function screens(wallet: string): Screen[] {
       baselinePath: '/markets',
       baselineBody: { first: MARKETS_PAGE },
       signedIn: false,
+      servers: DEFAULTS,
     },
   ];
 }

@@ -32,13 +32,17 @@ export function createUpstreamHealth(registry: Registry, now: () => number = Dat
     labelNames: ['service'],
     registers: [registry],
   });
-  const lastSuccessGauge = new Gauge({
+  const state = new Map<ServiceName, { breaker: BreakerState; lastSuccessMs: number | null }>();
+  // Set when scraped, from `state`: a successful call (several a request) writes a number, not a labelled gauge.
+  const lastSuccessGauge: Gauge = new Gauge({
     name: 'gateway_upstream_last_success_timestamp_seconds',
     help: 'Unix time of the last successful call per upstream service (0: none yet).',
     labelNames: ['service'],
     registers: [registry],
+    collect() {
+      for (const [service, { lastSuccessMs }] of state) lastSuccessGauge.set({ service }, (lastSuccessMs ?? 0) / 1000);
+    },
   });
-  const state = new Map<ServiceName, { breaker: BreakerState; lastSuccessMs: number | null }>();
   for (const service of SERVICES) {
     state.set(service, { breaker: 'closed', lastSuccessMs: null });
     breakerGauge.set({ service }, 0);
@@ -53,9 +57,7 @@ export function createUpstreamHealth(registry: Registry, now: () => number = Dat
   return {
     onRequest(info) {
       if (info.errorKind !== undefined) return;
-      const at = now();
-      entry(info.service).lastSuccessMs = at;
-      lastSuccessGauge.set({ service: info.service }, at / 1000);
+      entry(info.service).lastSuccessMs = now();
     },
     onBreakerStateChange(service, breaker) {
       entry(service).breaker = breaker;
