@@ -41,40 +41,50 @@ export function shareCursorKey(options: CursorKeyShareOptions): CursorKeyShare {
   const retired: Buffer[] = [];
 
   const adopt = (value: string) => {
-    if (stored !== null) retired.push(deriveCursorKey(stored));
+    // A key replaced (Redis emptied, another replica's key stored first) still verifies; the last few only.
+    if (stored !== null && retired.push(deriveCursorKey(stored)) > 3) retired.shift();
     stored = value;
     signer.setKeys({ current: deriveCursorKey(value), verifyOnly: [...keys.verifyOnly, ...retired] });
   };
 
-  /** The stored value once Redis answers: ours when none was there. */
-  async function exchange(offer: string): Promise<string> {
-    for (;;) {
-      try {
-        if (redis.status !== 'ready') throw new Error(`Redis connection is ${redis.status}`);
-        await redis.set(CURSOR_KEY_REDIS_KEY, offer, 'NX');
-        const value = await redis.get(CURSOR_KEY_REDIS_KEY);
-        if (value) return value;
-      } catch (err) {
-        logger.warn({ err }, 'cursor key: waiting for Redis to share the key cursors are signed with');
-      }
-      await sleep(retryMs, undefined, { signal: stopped.signal });
+  /** The stored value (ours when none was there); null when Redis does not answer. */
+  async function exchange(offer: string): Promise<string | null> {
+    try {
+      if (redis.status !== 'ready') throw new Error(`Redis connection is ${redis.status}`);
+      await redis.set(CURSOR_KEY_REDIS_KEY, offer, 'NX');
+      return await redis.get(CURSOR_KEY_REDIS_KEY);
+    } catch (err) {
+      logger.debug({ err }, 'cursor key: Redis did not answer');
+      return null;
     }
   }
 
   async function keepShared(): Promise<void> {
-    adopt(await exchange(randomBytes(32).toString('base64url')));
-    const every = options.checkEveryMs ?? 60_000;
+    const offer = randomBytes(32).toString('base64url');
+    let value = await exchange(offer);
+    // The connection is usually still being made on the first try: say so only when it lasts.
+    for (let attempt = 1; value === null; attempt++) {
+      if (attempt === 3) logger.warn('cursor key: waiting for Redis to share the key cursors are signed with (not ready until then)');
+      if (!(await pause(Math.min(retryMs, 100 * attempt)))) return;
+      value = await exchange(offer);
+    }
+    adopt(value);
     void (async () => {
-      while (!stopped.signal.aborted) {
-        await sleep(every, undefined, { signal: stopped.signal, ref: false });
-        const value = await exchange(stored!);
-        if (value !== stored) adopt(value);
+      while (await pause(options.checkEveryMs ?? 60_000)) {
+        const now = await exchange(stored!);
+        if (now !== null && now !== stored) adopt(now);
       }
-    })().catch(() => undefined);
+    })();
+  }
+
+  /** Waits `ms`; false once stopped. */
+  async function pause(ms: number): Promise<boolean> {
+    await sleep(ms, undefined, { signal: stopped.signal, ref: false }).catch(() => undefined);
+    return !stopped.signal.aborted;
   }
 
   async function acceptStored(): Promise<void> {
-    while (redis.status !== 'ready') await sleep(retryMs, undefined, { signal: stopped.signal, ref: false });
+    while (redis.status !== 'ready') if (!(await pause(retryMs))) return;
     const value = await redis.get(CURSOR_KEY_REDIS_KEY);
     if (value) signer.setKeys({ current: keys.current, verifyOnly: [...keys.verifyOnly, deriveCursorKey(value)] });
   }
