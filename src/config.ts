@@ -26,10 +26,12 @@ export interface Config {
   assetsFallbackUrl: string | null;
   serviceClientKey: string | null;
   webhookSecret: string | null;
-  /** Key of the cursors' MAC (`CURSOR_SECRET`); null: derived from `webhookSecret`, else per process (see schema/common/cursor.ts). */
+  /** Key of the cursors' MAC (`CURSOR_SECRET`); null: derived from `webhookSecret`, else kept in Redis (stores/cursor-signer.ts). */
   cursorSecret: string | null;
   /** The key before the last rotation (`CURSOR_SECRET_PREVIOUS`): cursors it signed are still accepted. */
   cursorSecretPrevious: string | null;
+  /** `SINGLE_REPLICA=true`: the operator runs one process, so production may sign cursors with a key of its own. */
+  singleReplica: boolean;
   redisUrl: string | null;
   production: boolean;
   logLevel: string;
@@ -163,6 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     webhookSecret: read('WEBHOOK_SECRET'),
     cursorSecret: read('CURSOR_SECRET'),
     cursorSecretPrevious: read('CURSOR_SECRET_PREVIOUS'),
+    singleReplica: twoValued(read('SINGLE_REPLICA'), 'SINGLE_REPLICA', ['true', 'false'], false),
     redisUrl: redisUrl(read('REDIS_URL')),
     production,
     logLevel,

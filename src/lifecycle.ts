@@ -5,6 +5,7 @@ import { createApp, type AppOptions } from './app.js';
 import { ConfigError, loadConfig, type Config, type UpstreamUrls } from './config.js';
 import type { Logger } from './logger.js';
 import { createServices } from './services.js';
+import { cursorKeyRefusal } from './stores/cursor-signer.js';
 import { attachGraphQLWs } from './ws.js';
 
 /**
@@ -54,6 +55,8 @@ export const DRAIN_TIMEOUT_MS = 10_000;
  */
 export async function runGateway(options: RunGatewayOptions): Promise<void> {
   const { config, urls, logger } = options;
+  const refusal = cursorKeyRefusal(config);
+  if (refusal) fail(`Configuration error: ${refusal}`);
   // Registered before any request, and only when the OTEL_* variables ask for it.
   const tracing = config.tracing ? (await import('./tracing.js')).startTracing() : null;
   const services = createServices({ config, urls, logger });

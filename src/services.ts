@@ -14,8 +14,8 @@ import { createMarketIndex, type MarketIndex, type MarketIndexOptions } from './
 import type { Logger } from './logger.js';
 import { createUpstreamHealth, type UpstreamHealth } from './stores/upstream-health.js';
 import { createUpstream, type Upstream, type UpstreamConfig } from './upstream/index.js';
-import { cursorKeys, setCursorKeys } from './schema/common/cursor.js';
-
+import { CursorSigner, cursorKeys } from './stores/cursor-signer.js';
+import { shareCursorKey, type CursorKeyShare } from './stores/cursor-keys.js';
 
 /**
  * Everything shared across requests, built once at boot: the upstream clients and the caches of
@@ -44,6 +44,8 @@ export interface Services {
   upstreamHealth: UpstreamHealth;
   /** Identities (and app keys) the alerts service verified lately, by hash of the credentials. */
   verifiedCallers: VerifiedCallers;
+  /** Signs and checks connection cursors with the keys every replica shares. */
+  cursors: CursorSigner;
   /** The client's address from a node request, as the trusted proxies report it (`TRUSTED_PROXIES`). */
   clientAddress: (req: IncomingMessage | undefined) => string | null;
   /** Warms what should be warm before the first request (the market index). */
@@ -85,10 +87,11 @@ export function createServices(options: ServicesOptions): Services {
   });
 
   const signing = cursorKeys(config);
-  setCursorKeys(signing);
+  const cursors = new CursorSigner(signing);
   if (signing.source === 'per-process') {
-    logger.warn('CURSOR_SECRET is not set: cursors are signed with a key of this process and refused by any other replica; set CURSOR_SECRET');
+    logger.warn('CURSOR_SECRET is not set: cursors are signed with a key of this process (SINGLE_REPLICA) and refused by any other replica');
   }
+  let cursorShare: CursorKeyShare | undefined;
 
   const upstreamHealth = createUpstreamHealth(registry);
   const upstream = createUpstream({
@@ -167,16 +170,20 @@ export function createServices(options: ServicesOptions): Services {
     redis,
     upstreamHealth,
     verifiedCallers: createVerifiedCallers({ ttlMs: config.authIdentityTtlMs }),
+    cursors,
     clientAddress: createClientAddress(config.trustedProxies),
     async start() {
       // Subscribes to the events channel in the background, retrying while Redis is away: readiness is
       // 503 and new streams wait until this replica hears it (plugins/readiness.ts, events/hub.ts).
       void events.start().catch((err: unknown) => logger.error({ err }, 'events: could not start listening'));
       void livePrices.start().catch((err: unknown) => logger.error({ err }, 'live prices: could not start listening'));
-      await marketIndex.start();
+      cursorShare = redis ? shareCursorKey({ redis, signer: cursors, keys: signing, logger }) : undefined;
+      // Not ready before the deployment's cursor key is known: a key of its own would sign cursors other replicas refuse.
+      await Promise.all([marketIndex.start(), cursorShare?.ready]);
     },
     async close() {
       marketIndex.stop();
+      cursorShare?.stop();
       await events.close();
       await livePrices.close();
       // QUIT lets pending replies arrive; a connection that is not up is dropped at once rather than queued.

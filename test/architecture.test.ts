@@ -87,6 +87,18 @@ describe('architecture', () => {
       .map(({ file, lines }) => `${file}: ${lines}`);
     expect(long).toEqual([]);
   });
+
+  it('builds the schema only in app.ts: the services own what the schema uses (cursor keys included) and hand it down', () => {
+    const into = [...graph].flatMap(([from, targets]) =>
+      from.startsWith('schema/') || from === 'app.ts' ? [] : targets.filter((to) => to.startsWith('schema/')).map((to) => `${from} → ${to}`),
+    );
+    expect(into).toEqual([]);
+  });
+
+  it('keeps no mutable state at module level in schema/ (no `let`, no module-wide map or cache): per-deployment state lives in the services', () => {
+    const mutable = /^(?:export )?(?:let |const \w+(?::[^=]+)? = new (?:Map|Set|WeakMap|LRUCache)\b)/m;
+    expect(all.filter((path) => rel(path).startsWith('schema/') && mutable.test(readFileSync(path, 'utf8'))).map(rel)).toEqual([]);
+  });
 });
 
 /** Tarjan's strongly connected components: each of more than one file, or a file importing itself, is a cycle. */

@@ -71,7 +71,7 @@ describe('deploy/', () => {
     it('takes REDIS_URL and the secrets from a Secret holding those keys, the upstreams from a ConfigMap holding theirs', () => {
       const secret = one('Secret');
       const configMap = one('ConfigMap');
-      for (const name of ['REDIS_URL', 'WEBHOOK_SECRET', 'SERVICE_CLIENT_KEY']) {
+      for (const name of ['REDIS_URL', 'WEBHOOK_SECRET', 'CURSOR_SECRET', 'SERVICE_CLIENT_KEY']) {
         expect(env.get(name).valueFrom.secretKeyRef, name).toEqual({ name: secret.metadata.name, key: name });
         expect(secret['stringData'], name).toHaveProperty(name);
       }
@@ -141,7 +141,7 @@ describe('deploy/', () => {
         expect(Object.keys(env).filter((variable) => !reads.has(variable)), name).toEqual([]);
         expect(env['NODE_ENV']).toBe('production');
         expect(env['REDIS_URL']).toBe('redis://redis:6379');
-        for (const variable of ['ALERTS_URL', 'MARKETS_URL', 'ASSETS_URL', 'WEBHOOK_SECRET']) expect(env[variable], variable).toMatch(/^\$\{\w+:\?/);
+        for (const variable of ['ALERTS_URL', 'MARKETS_URL', 'ASSETS_URL', 'WEBHOOK_SECRET', 'CURSOR_SECRET']) expect(env[variable], variable).toMatch(/^\$\{\w+:\?/);
         expect(Number(env['PORT'])).toBe(EXPOSED_PORT);
         expect(service.healthcheck!.test.join(' ')).toContain(`http://127.0.0.1:${env['PORT']}/ready`);
       }

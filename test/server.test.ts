@@ -172,7 +172,8 @@ describe('the production entry (src/server.ts, built to dist/server.js)', () => 
   let upstreamEnv: Record<string, string>;
   beforeAll(async () => {
     sim = await startSimulator({ seed: 42 });
-    upstreamEnv = { ALERTS_URL: sim.urls.alerts, MARKETS_URL: sim.urls.markets, ASSETS_URL: sim.urls.assets };
+    // Production needs a key every replica shares for cursors (or REDIS_URL, or SINGLE_REPLICA=true).
+    upstreamEnv = { ALERTS_URL: sim.urls.alerts, MARKETS_URL: sim.urls.markets, ASSETS_URL: sim.urls.assets, CURSOR_SECRET: 'test-cursor-secret' };
   });
   afterAll(() => sim.close());
 
@@ -193,6 +194,13 @@ describe('the production entry (src/server.ts, built to dist/server.js)', () => 
     const server = production({ NODE_ENV: '', ALERTS_URL: '', MARKETS_URL: '', ASSETS_URL: '' });
     expect(await server.exited).toBe(1);
     expect(server.output()).toMatch(/ALERTS_URL, MARKETS_URL, ASSETS_URL: required/);
+  }, SPAWN_TIMEOUT);
+
+  it('refuses to start in production with no cursor key replicas could share (no CURSOR_SECRET, WEBHOOK_SECRET or REDIS_URL)', async () => {
+    const server = production({ ...upstreamEnv, CURSOR_SECRET: '' });
+    expect(await server.exited).toBe(1);
+    expect(server.output()).toMatch(/Configuration error: CURSOR_SECRET: required in production .*SINGLE_REPLICA=true/);
+    expect(server.output()).not.toMatch(/Gateway ready/);
   }, SPAWN_TIMEOUT);
 
   it('serves real upstreams, ready with their health, and drains on SIGTERM', async () => {

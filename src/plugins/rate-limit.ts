@@ -12,6 +12,8 @@ import type { Logger } from '../logger.js';
 import { addressBucket } from '../client-address.js';
 import type { Services } from '../services.js';
 import { appKeyHash } from '../stores/verified-callers.js';
+import type { Identity } from '../models/alerts.js';
+import { createCallerVerifier } from './caller-verification.js';
 import { requestIdOf } from './request-id.js';
 
 export interface RateLimitOptions {
@@ -22,10 +24,18 @@ export interface RateLimitOptions {
   logger: Logger;
   /** Prefix of the Redis keys. Default `gateway:rate:`. */
   keyPrefix?: string;
+<<<<<<< HEAD
   /** Who the alerts service verified, and where clients are (for answers from the response cache, which have no context). */
   services: Pick<Services, 'verifiedCallers' | 'clientAddress'>;
   /** Where refusals are counted (`gateway_rate_limit_refusals_total{caller}`). */
   registry?: Services['registry'];
+=======
+  /**
+   * Who the alerts service verified, and where clients are (for answers from the response cache, which
+   * have no context); the alerts client, to verify a caller's credentials before counting it.
+   */
+  services: Pick<Services, 'verifiedCallers' | 'clientAddress' | 'upstream' | 'registry' | 'config'>;
+>>>>>>> ratelimit-cursors
 }
 
 const REFUSALS = 'gateway_rate_limit_refusals_total';
@@ -59,6 +69,7 @@ export function useRateLimit(options: RateLimitOptions): Plugin<Context> {
         insuranceLimiter: memory,
       })
     : memory;
+<<<<<<< HEAD
   // One counter per registry, however many apps are built on it. `caller` is the kind of key counted (callerKey).
   const refusals = options.registry
     ? ((options.registry.getSingleMetric(REFUSALS) as Counter<'caller'> | undefined) ??
@@ -68,6 +79,17 @@ export function useRateLimit(options: RateLimitOptions): Plugin<Context> {
   /** `null` when the operation may run; otherwise the result that refuses it. */
   async function check(context: Caller, operation: OperationDefinitionNode | undefined): Promise<ExecutionResult | null> {
     const key = callerKey(context, operation);
+=======
+  const verifier = createCallerVerifier({ services: options.services, redis: options.redis, keyPrefix: options.keyPrefix ?? 'gateway:rate' });
+
+  /** `null` when the operation may run; otherwise the result that refuses it. */
+  async function check(context: Caller, operation: OperationDefinitionNode | undefined, ask: () => Promise<Identity>): Promise<ExecutionResult | null> {
+    const { subscriber, apiKey } = context.credentials;
+    // Unknown credentials are verified before they are counted: a signed-in caller has its own budget from its first request.
+    if (verifier && subscriber && !(apiKey && operation && isSend(operation))) {
+      await verifier.verify(subscriber, addressBucket(context.services.clientAddress(context.req)), ask);
+    }
+>>>>>>> ratelimit-cursors
     try {
       await limiter.consume(key);
       return null;
@@ -90,11 +112,11 @@ export function useRateLimit(options: RateLimitOptions): Plugin<Context> {
     async onExecute({ args, context, setResultAndStopExecution }) {
       // A stale answer's background refresh was counted as the answer it refreshes.
       if (context.cacheRefresh) return;
-      const refused = await check(context, operationOf((args.document as DocumentNode).definitions, args.operationName as string | null | undefined));
+      const refused = await check(context, operationOf((args.document as DocumentNode).definitions, args.operationName as string | null | undefined), () => context.alerts.identity());
       if (refused) setResultAndStopExecution(refused);
     },
     async onSubscribe({ args, context, setResultAndStopExecution }) {
-      const refused = await check(context, operationOf((args.document as DocumentNode).definitions, args.operationName as string | null | undefined));
+      const refused = await check(context, operationOf((args.document as DocumentNode).definitions, args.operationName as string | null | undefined), () => context.alerts.identity());
       if (refused) setResultAndStopExecution(refused);
     },
     // An answer from the response cache never reaches execution; it is one operation of its caller too
@@ -102,21 +124,28 @@ export function useRateLimit(options: RateLimitOptions): Plugin<Context> {
     async onResultProcess(payload) {
       const { request } = payload;
       // The caller `useCredentials` read for the response cache's lookup (none read: counted by its address).
-      const { credentials = ANONYMOUS, req, servedFromCache } = payload.serverContext as ServerContext;
+      const { credentials = ANONYMOUS, req, deadline, servedFromCache } = payload.serverContext as ServerContext;
       if (!servedFromCache) return;
-      const refused = await check({ credentials, request, services: options.services, ...(req ? { req: req as IncomingMessage } : {}) }, undefined);
+      const caller = { credentials, request, services: options.services, ...(req ? { req: req as IncomingMessage } : {}) };
+      const scope = { signal: request.signal, ...(deadline ? { deadline } : {}) };
+      const refused = await check(caller, undefined, () => options.services.upstream.alerts.getIdentity(credentials.subscriber!, { scope }));
       if (refused) payload.setResult(refused);
     },
   };
 }
 
 /** What names a caller: its credentials, and the node request of an HTTP or WebSocket operation (its address). */
-type Caller = Pick<Context, 'credentials' | 'request'> & { services: Pick<Services, 'verifiedCallers' | 'clientAddress'>; req?: IncomingMessage; socket?: unknown };
+type Caller = Pick<Context, 'credentials' | 'request'> & {
+  services: Pick<Services, 'verifiedCallers' | 'clientAddress'>;
+  req?: IncomingMessage;
+  socket?: unknown;
+};
 
 /**
  * Whose budget an operation spends (also the key other per-caller limits use):
- * - a subscriber the alerts service verified (`GET /v2/auth`, remembered for AUTH_IDENTITY_TTL_MS): its
- *   wallet, however the token is spelled and whatever client key comes with it;
+ * - a subscriber the alerts service verified (`GET /v2/auth`, remembered for AUTH_IDENTITY_TTL_MS, asked
+ *   by `useRateLimit` before counting, within the attempts its address may spend): its wallet, however
+ *   the token is spelled and whatever client key comes with it;
  * - a send with an app key that a send succeeded with lately: that key (its SHA-256);
  * - anything else, forged and unverified credentials included: the client's address as the trusted
  *   proxies report it, an IPv6 address by its /64. Changing hats never buys a fresh budget.

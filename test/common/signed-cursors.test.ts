@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { cursorKeys, decodeCursor, encodeCursor, setCursorKeys } from '../../src/schema/common/cursor.js';
+import { decodeCursor, encodeCursor } from '../../src/schema/common/cursor.js';
+import { CursorSigner, cursorKeyRefusal, cursorKeys } from '../../src/stores/cursor-signer.js';
 import { totalCalls, useTestGateway } from '../helpers/gateway.js';
 
 const SEARCH = /* GraphQL */ `
@@ -65,20 +66,43 @@ describe('cursor keys', () => {
   const env = { ALERTS_URL: 'http://a:1', MARKETS_URL: 'http://m:1', ASSETS_URL: 'http://s:1' };
 
   it('rotate: a cursor signed with CURSOR_SECRET_PREVIOUS is accepted during the grace period, one of an unknown key never', () => {
-    try {
-      setCursorKeys(cursorKeys(loadConfig({ ...env, CURSOR_SECRET: 'old-secret' })));
-      const old = encodeCursor({ o: 3 });
-      setCursorKeys(cursorKeys(loadConfig({ ...env, CURSOR_SECRET: 'new-secret', CURSOR_SECRET_PREVIOUS: 'old-secret' })));
-      expect(decodeCursor(old, accept, invalid)).toEqual({ o: 3 });
-      expect(decodeCursor(encodeCursor({ o: 4 }), accept, invalid)).toEqual({ o: 4 });
-      setCursorKeys(cursorKeys(loadConfig({ ...env, CURSOR_SECRET: 'new-secret' })));
-      expect(() => decodeCursor(old, accept, invalid)).toThrow(/not ours/);
-      // The same place issued again after the rotation is signed with the new key, not reissued as remembered.
-      expect(encodeCursor({ o: 3 })).not.toBe(old);
-      expect(decodeCursor(encodeCursor({ o: 3 }), accept, invalid)).toEqual({ o: 3 });
-    } finally {
-      setCursorKeys(cursorKeys(loadConfig({})));
-    }
+    const signer = new CursorSigner(cursorKeys(loadConfig({ ...env, CURSOR_SECRET: 'old-secret' })));
+    const old = encodeCursor(signer, { o: 3 });
+    signer.setKeys(cursorKeys(loadConfig({ ...env, CURSOR_SECRET: 'new-secret', CURSOR_SECRET_PREVIOUS: 'old-secret' })));
+    expect(decodeCursor(signer, old, accept, invalid)).toEqual({ o: 3 });
+    expect(decodeCursor(signer, encodeCursor(signer, { o: 4 }), accept, invalid)).toEqual({ o: 4 });
+    signer.setKeys(cursorKeys(loadConfig({ ...env, CURSOR_SECRET: 'new-secret' })));
+    expect(() => decodeCursor(signer, old, accept, invalid)).toThrow(/not ours/);
+    // The same place issued again after the rotation is signed with the new key, not reissued as remembered.
+    expect(encodeCursor(signer, { o: 3 })).not.toBe(old);
+    expect(decodeCursor(signer, encodeCursor(signer, { o: 3 }), accept, invalid)).toEqual({ o: 3 });
+  });
+
+  it('rotate: moving from the key production derived from WEBHOOK_SECRET to CURSOR_SECRET keeps the old cursors valid', () => {
+    const production = { ...env, NODE_ENV: 'production', WEBHOOK_SECRET: 'w' };
+    const before = new CursorSigner(cursorKeys(loadConfig(production)));
+    const old = encodeCursor(before, { o: 7 });
+    const after = new CursorSigner(cursorKeys(loadConfig({ ...production, CURSOR_SECRET: 'c' })));
+    expect(decodeCursor(after, old, accept, invalid)).toEqual({ o: 7 });
+    // New cursors are signed with CURSOR_SECRET alone: a replica that knows only that key reads them.
+    const fresh = encodeCursor(after, { o: 8 });
+    expect(fresh).not.toBe(encodeCursor(before, { o: 8 }));
+    expect(decodeCursor(new CursorSigner(cursorKeys(loadConfig({ ...env, NODE_ENV: 'production', CURSOR_SECRET: 'c' }))), fresh, accept, invalid)).toEqual({ o: 8 });
+    // Another webhook secret's cursors are not accepted.
+    const other = encodeCursor(new CursorSigner(cursorKeys(loadConfig({ ...production, WEBHOOK_SECRET: 'x' }))), { o: 7 });
+    expect(() => decodeCursor(after, other, accept, invalid)).toThrow(/not ours/);
+  });
+
+  it('refuses production with no secret and no Redis unless SINGLE_REPLICA=true says one process is the whole deployment', () => {
+    const production = { ...env, NODE_ENV: 'production' };
+    expect(cursorKeyRefusal(loadConfig(production))).toMatch(/CURSOR_SECRET: required in production without REDIS_URL or WEBHOOK_SECRET/);
+    expect(cursorKeyRefusal(loadConfig({ ...production, SINGLE_REPLICA: 'true' }))).toBeNull();
+    expect(cursorKeyRefusal(loadConfig({ ...production, REDIS_URL: 'redis://r:6379' }))).toBeNull();
+    expect(cursorKeys(loadConfig({ ...production, REDIS_URL: 'redis://r:6379' })).source).toBe('redis');
+    expect(cursorKeyRefusal(loadConfig({ ...production, WEBHOOK_SECRET: 'w' }))).toBeNull();
+    expect(cursorKeyRefusal(loadConfig({ ...production, CURSOR_SECRET: 'c' }))).toBeNull();
+    expect(cursorKeyRefusal(loadConfig(env))).toBeNull();
+    expect(() => loadConfig({ ...production, SINGLE_REPLICA: 'yes' })).toThrow(/SINGLE_REPLICA/);
   });
 
   it('replicas agree without CURSOR_SECRET when they share WEBHOOK_SECRET; production without either signs per process', () => {

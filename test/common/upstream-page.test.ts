@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
 import { encodeCursor } from '../../src/schema/common/cursor.js';
+import { CursorSigner, cursorKeys } from '../../src/stores/cursor-signer.js';
 import { boundCursors, resumeInUpstreamPage, type UpstreamPosition } from '../../src/schema/common/upstream-page.js';
 
 /** Readable cursors: each connection has its own format; the algorithm only needs a round trip. */
@@ -148,7 +150,8 @@ describe('resumeInUpstreamPage', () => {
 });
 
 describe('boundCursors', () => {
-  const options = { kind: 'things', fingerprint: 'f1', maxSkip: 20, notOurs: 'not ours', otherArguments: 'other arguments' };
+  const signing = new CursorSigner(cursorKeys(loadConfig({})));
+  const options = { kind: 'things', fingerprint: 'f1', maxSkip: 20, notOurs: 'not ours', otherArguments: 'other arguments', signing };
   const things = boundCursors(options);
 
   /** The BAD_USER_INPUT message a decode throws, or null when it decodes. */
@@ -175,7 +178,7 @@ describe('boundCursors', () => {
 
   it("refuses another connection's cursor, and anything it did not issue, as not its own", () => {
     const position = { cursor: 'p', skip: 1 };
-    const forged = (payload: unknown) => encodeCursor(payload);
+    const forged = (payload: unknown) => encodeCursor(signing, payload);
     for (const after of [
       boundCursors({ ...options, kind: 'others' }).encode(position),
       forged({ k: 'things', f: 'f1', c: 'p', o: 21 }), // skips more than a read takes

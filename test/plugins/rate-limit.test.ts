@@ -5,6 +5,7 @@ import { createClient } from 'graphql-ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { loadConfig } from '../../src/config.js';
+import { VERIFY_ATTEMPTS_PER_ADDRESS } from '../../src/plugins/caller-verification.js';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { attachGraphQLWs } from '../../src/ws.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
@@ -95,21 +96,22 @@ describe('rate limit per caller, in process', () => {
     expect((await ask(gw, { ...real, 'x-service-client-key': `ck_${Math.random()}` })).status).toBe(200);
     expect((await ask(gw, bearer(`forged-${Math.random()}`))).status).toBe(429);
     expect((await ask(gw, { ...real, 'x-service-client-key': `ck_${Math.random()}` })).status).toBe(429);
-    // No forged token cost an upstream auth call to count (the rate limit asks the alerts service nothing).
+    // A forged token costs one auth call to be counted, within the attempts its address may spend
+    // (bounded and counted: rate-limit-callers.test.ts).
     gw.sim.controls.resetCounts();
     await ask(gw, bearer('forged-again'));
-    expect(gw.sim.controls.counts()).toEqual({});
+    expect(gw.sim.controls.counts()).toEqual({ 'alerts GET /v2/auth': 1 });
   });
 
   it('counts a verified subscriber as itself, however its token is spelled and from wherever it comes', async () => {
-    const gw = await gateway({ config: { rateLimitPerMinute: 3, authIdentityTtlMs: 60_000 } });
+    const gw = await gateway({ config: { rateLimitPerMinute: 4, authIdentityTtlMs: 60_000 } });
     const { demo } = sim.alerts;
     const spellings = [
       { authorization: `Bearer ${demo.token}`, 'x-service-client-key': demo.clientKey },
       { authorization: `  bearer   ${demo.token}\t`, 'x-service-client-key': demo.clientKey },
       { authorization: `BEARER ${demo.token}`, 'x-service-client-key': demo.clientKey },
     ];
-    // The first request is verified by the alerts service (and counts against its address).
+    // The first request is verified by the alerts service before it is counted: it is the subscriber's first operation.
     await verify(gw, spellings[0]!, '198.51.100.1');
     // Three operations of the same subscriber from three addresses and three spellings: one budget.
     for (const [i, headers] of spellings.entries()) expect((await ask(gw, headers, `198.51.100.${10 + i}`)).status).toBe(200);
@@ -237,6 +239,72 @@ describe('rate limit per caller, in process', () => {
   });
 });
 
+/** Behind one address shared by many people (a carrier's CGNAT). */
+const CARRIER = '100.64.0.1';
+const AUTH = 'alerts GET /v2/auth';
+
+/** The verification outcomes counted in `/metrics`. */
+async function verifications(gw: TestGateway): Promise<Record<string, number>> {
+  const metric = gw.services.registry.getSingleMetric('gateway_auth_verifications_total');
+  const values = metric ? (await metric.get()).values : [];
+  return Object.fromEntries(values.map((v) => [String(v.labels['outcome']), v.value]));
+}
+
+/** Two subscribers of the simulator, as their apps send them. */
+function twoSubscribers() {
+  const [a, b] = [...sim.alerts.subscribers.values()];
+  const clientKey = sim.alerts.demo.clientKey;
+  const headers = (token: string) => ({ authorization: `Bearer ${token}`, 'x-service-client-key': clientKey });
+  return { a: headers(a!.token), b: headers(b!.token) };
+}
+
+describe('rate limit behind one address (CGNAT)', () => {
+  it("counts each signed-in caller by itself from its first request: A's public reads never make B refused", async () => {
+    const gw = await gateway({ config: { rateLimitPerMinute: 4, authIdentityTtlMs: 60_000 } });
+    const { a, b } = twoSubscribers();
+    for (let i = 0; i < 4; i++) expect(await ask(gw, a, CARRIER)).toMatchObject({ status: 200, data: { __typename: 'Query' } });
+    expect(await ask(gw, a, CARRIER)).toMatchObject({ status: 429, extensions: { code: 'RATE_LIMITED' } });
+    // Same address, first request of another subscriber: its own budget.
+    for (let i = 0; i < 4; i++) expect(await ask(gw, b, CARRIER)).toMatchObject({ status: 200, data: { __typename: 'Query' } });
+    expect(await ask(gw, b, CARRIER)).toMatchObject({ status: 429, extensions: { code: 'RATE_LIMITED' } });
+    // Nor did either spend the address's budget: an anonymous caller there still has all of it.
+    for (let i = 0; i < 4; i++) expect((await ask(gw, {}, CARRIER)).status).toBe(200);
+    // Each token verified once (the identity memo), not once per request.
+    expect(gw.sim.controls.counts()).toEqual({ [AUTH]: 2 });
+    expect(await verifications(gw)).toEqual({ verified: 2 });
+  });
+
+  it('1,000 forged tokens from one address share its one budget and cost a bounded, counted number of auth calls', async () => {
+    const gw = await gateway({ config: { rateLimitPerMinute: 100, authIdentityTtlMs: 60_000 } });
+    const { a } = twoSubscribers();
+    // A subscriber verified before the flood keeps its own budget through it.
+    expect((await ask(gw, a, CARRIER)).status).toBe(200);
+    gw.sim.controls.resetCounts();
+    const statuses: number[] = [];
+    for (let batch = 0; batch < 20; batch++) {
+      const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => ask(gw, bearer(`forged-${batch}-${i}`), CARRIER)));
+      statuses.push(...answers.map((answer) => answer.status));
+    }
+    expect(statuses.filter((status) => status === 200)).toHaveLength(100);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(900);
+    expect(gw.sim.controls.counts()).toEqual({ [AUTH]: VERIFY_ATTEMPTS_PER_ADDRESS });
+    expect(await verifications(gw)).toEqual({ verified: 1, refused: VERIFY_ATTEMPTS_PER_ADDRESS, skipped: 1000 - VERIFY_ATTEMPTS_PER_ADDRESS });
+    // A forged token sent again is remembered as refused: no call, still the address's budget.
+    gw.sim.controls.resetCounts();
+    expect((await ask(gw, bearer('forged-0-0'), CARRIER)).status).toBe(429);
+    expect(gw.sim.controls.counts()).toEqual({});
+    expect((await ask(gw, a, CARRIER)).status).toBe(200);
+  });
+
+  it('asks nothing to count a caller when the identity memo is off (AUTH_IDENTITY_TTL_MS=0)', async () => {
+    const gw = await gateway({ config: { rateLimitPerMinute: 2, authIdentityTtlMs: 0 } });
+    const { a } = twoSubscribers();
+    for (let i = 0; i < 2; i++) expect((await ask(gw, a, CARRIER)).status).toBe(200);
+    expect((await ask(gw, a, CARRIER)).status).toBe(429);
+    expect(gw.sim.controls.counts()).toEqual({});
+  });
+});
+
 describe.runIf(haveRedis)('rate limit shared across replicas through Redis', () => {
   let redis: ChildProcess;
   let redisUrl: string;
@@ -254,6 +322,14 @@ describe.runIf(haveRedis)('rate limit shared across replicas through Redis', () 
     expect(await ask(a, bearer('carol'), '192.0.2.40')).toMatchObject({ status: 429, extensions: { code: 'RATE_LIMITED' } });
     expect(await ask(b, {}, '192.0.2.40')).toMatchObject({ status: 429, extensions: { code: 'RATE_LIMITED' } });
     expect((await ask(b, bearer('dave'), '192.0.2.41')).status).toBe(200);
+  });
+
+  it("bounds one address's verification attempts on both replicas together", async () => {
+    const config = { rateLimitPerMinute: 1000, authIdentityTtlMs: 60_000, redisUrl };
+    const [a, b] = [await gateway({ config }), await gateway({ config })];
+    sim.controls.resetCounts();
+    for (let i = 0; i < 2 * VERIFY_ATTEMPTS_PER_ADDRESS; i++) await ask(i % 2 ? b : a, bearer(`forged-${i}`), '100.64.0.9');
+    expect(sim.controls.counts()).toEqual({ 'alerts GET /v2/auth': VERIFY_ATTEMPTS_PER_ADDRESS });
   });
 
   it('keeps limiting in process while Redis is away', async () => {

@@ -1,6 +1,6 @@
 import { INBOX_MAX_LIMIT, type AlertsSource } from '../../sources/index.js';
 import type { Notification } from '../../models/alerts.js';
-import type { PageInfo } from '../common/cursor.js';
+import type { CursorSigning, PageInfo } from '../common/cursor.js';
 import { boundCursors, type UpstreamCursors, type UpstreamPosition } from '../common/upstream-page.js';
 
 /**
@@ -31,9 +31,10 @@ export interface InboxConnection {
 const MAX_CALLS = 3;
 
 /** The cursors of one inbox: bound to its scope, one app's inbox or (`null`) the unified one; any other `after` is a `BAD_USER_INPUT`. */
-export function inboxCursors(appId: string | null): UpstreamCursors {
+export function inboxCursors(appId: string | null, signing: CursorSigning): UpstreamCursors {
   const message = 'after must be a cursor from this inbox (an edge cursor or pageInfo.endCursor of the same appId).';
   return boundCursors({
+    signing,
     kind: 'inbox',
     // An app id is a UUID: the empty scope can only be the unified inbox.
     fingerprint: appId ?? '',
@@ -48,6 +49,7 @@ export function inboxCursors(appId: string | null): UpstreamCursors {
 export async function readInbox(
   alerts: AlertsSource,
   args: { appId: string | null; first: number; after: UpstreamPosition | null },
+  cursors: UpstreamCursors,
 ): Promise<InboxConnection> {
   const { appId, first, after } = args;
   const found: { node: InboxNotification; position: UpstreamPosition }[] = [];
@@ -73,7 +75,6 @@ export async function readInbox(
     position = { cursor: page.cursor, skip: Math.max(0, from.skip - page.notifications.length) };
   }
 
-  const cursors = inboxCursors(appId);
   const edges = found.map(({ node, position }) => ({ node, cursor: cursors.encode(position) }));
   return {
     edges,

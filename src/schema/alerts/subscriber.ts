@@ -56,8 +56,9 @@ builder.node(SubscriberRef, {
       resolve: (_subscriber, args, ctx) => {
         const appId = appIdArg(args.appId);
         const first = firstArg(args.first, INBOX_MAX_LIMIT, INBOX_DEFAULT_FIRST);
-        const after = args.after == null ? null : inboxCursors(appId).decode(args.after);
-        return readInbox(ctx.alerts, { appId, first, after });
+        const cursors = inboxCursors(appId, ctx.services.cursors);
+        const after = args.after == null ? null : cursors.decode(args.after);
+        return readInbox(ctx.alerts, { appId, first, after }, cursors);
       },
     }),
     unreadCount: t.int({

@@ -3,6 +3,7 @@ import type { AssetPriceView, PricePoint } from '../../models/index.js';
 import { isValidAssetId, pointCount, PRICE_HISTORY_RESOLUTIONS, resolutionMs } from '../../upstream/index.js';
 import { builder } from '../builder.js';
 import { lengthCost, pagedHistoryCost } from '../common/cost.js';
+import type { CursorSigning } from '../common/cursor.js';
 import { checkWindow, type HistoryWindow } from '../common/inputs.js';
 import { FreshnessRef } from '../common/freshness.js';
 import { ResolutionEnum } from '../enums.js';
@@ -143,7 +144,7 @@ builder.node(AssetRef, {
         },
         resolve: async (asset, args, ctx) => {
           const range = checkWindow(args, PRICE_HISTORY_WINDOW);
-          const page = pagePlan(args, range);
+          const page = pagePlan(args, range, ctx.services.cursors);
           const load = (window: { from: Date; to: Date | null }) =>
             ctx.assets.priceHistory({
               assetId: asset.assetId,
@@ -191,11 +192,11 @@ interface PageArgs {
  * step, from `from` to `to` or now) before any call: steps `start` to `end` (exclusive) of `total`.
  * Every argument is checked first; a page of more than `PRICE_HISTORY_PAGE.max` points is refused.
  */
-function pagePlan(args: PageArgs, range: HistoryWindow<PriceResolution>, now = Date.now()) {
+function pagePlan(args: PageArgs, range: HistoryWindow<PriceResolution>, signing: CursorSigning, now = Date.now()) {
   const first = args.first == null ? null : checkFirst(args.first, PRICE_HISTORY_PAGE, 'first');
   const last = args.last == null ? null : checkFirst(args.last, PRICE_HISTORY_PAGE, 'last');
-  const after = args.after ? decodePointCursor(args.after, 'after') : null;
-  const before = args.before ? decodePointCursor(args.before, 'before') : null;
+  const after = args.after ? decodePointCursor(signing, args.after, 'after') : null;
+  const before = args.before ? decodePointCursor(signing, args.before, 'before') : null;
 
   const step = resolutionMs(range.resolution);
   const fromMs = range.from.getTime();
@@ -239,7 +240,7 @@ function pagePlan(args: PageArgs, range: HistoryWindow<PriceResolution>, now = D
         while (i < j && times[i]! < time(start)) i++;
         while (j > i && times[j - 1]! > time(end - 1)) j--;
       }
-      const edges = points.slice(i, j).map((node) => ({ cursor: encodePointCursor(node.timestamp), node }));
+      const edges = points.slice(i, j).map((node) => ({ cursor: encodePointCursor(signing, node.timestamp), node }));
       return {
         edges,
         totalCount: whole ? points.length : total,

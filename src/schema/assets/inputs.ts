@@ -1,7 +1,7 @@
 import { badUserInput } from '../../errors.js';
 import type { AssetType } from '../../models/index.js';
 import { isValidAssetId, MAX_HISTORY_POINTS, PRICE_HISTORY_RESOLUTIONS } from '../../upstream/index.js';
-import { cursorFingerprint, decodeCursor, encodeCursor, fieldsOf } from '../common/cursor.js';
+import { cursorFingerprint, decodeCursor, encodeCursor, fieldsOf, type CursorSigning } from '../common/cursor.js';
 import type { WindowRules } from '../common/inputs.js';
 import { boundCursors, type UpstreamCursors } from '../common/upstream-page.js';
 
@@ -67,8 +67,9 @@ export const PRICE_HISTORY_PAGE = { default: MAX_HISTORY_POINTS, max: MAX_HISTOR
 // ---------------------------------------------------------------------------------------------
 
 /** The cursors of one search: bound to its query and types, as the upstream refuses cursors of another search. */
-export function searchCursors(query: string, types: readonly AssetType[] | undefined): UpstreamCursors {
+export function searchCursors(query: string, types: readonly AssetType[] | undefined, signing: CursorSigning): UpstreamCursors {
   return boundCursors({
+    signing,
     kind: 'searchAssets',
     fingerprint: cursorFingerprint([query.toLowerCase(), types ?? []]),
     maxSkip: SEARCH_PAGE.max,
@@ -78,12 +79,13 @@ export function searchCursors(query: string, types: readonly AssetType[] | undef
 }
 
 /** A price point's cursor is its timestamp: stable while the series grows at its end. */
-export function encodePointCursor(timestamp: string): string {
-  return encodeCursor({ at: timestamp });
+export function encodePointCursor(signing: CursorSigning, timestamp: string): string {
+  return encodeCursor(signing, { at: timestamp });
 }
 
-export function decodePointCursor(cursor: string, field: 'after' | 'before'): number {
+export function decodePointCursor(signing: CursorSigning, cursor: string, field: 'after' | 'before'): number {
   return decodeCursor(
+    signing,
     cursor,
     (payload) => {
       const at = fieldsOf(payload)?.['at'];

@@ -62,7 +62,7 @@ builder.queryFields((t) => ({
       const query = checkSearchQuery(args.query);
       const types = checkSearchTypes(args.types);
       const first = checkFirst(args.first, SEARCH_PAGE);
-      const read = resumeInUpstreamPage({ first, after: args.after }, SEARCH_PAGE.max, searchCursors(query, types));
+      const read = resumeInUpstreamPage({ first, after: args.after }, SEARCH_PAGE.max, searchCursors(query, types, ctx.services.cursors));
 
       const page = await ctx.assets.search({ query, limit: read.limit, cursor: read.cursor, ...(types ? { types } : {}) });
 

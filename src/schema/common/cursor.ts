@@ -1,12 +1,11 @@
-import { createHmac, createSecretKey, hash, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
+import { hash } from 'node:crypto';
 import { badUserInput } from '../../errors.js';
 
 /**
  * Opaque connection cursors: base64url JSON of a payload each connection types and checks itself
- * (its place in the list, and what binds the cursor to the arguments it was issued for), followed by
- * `.` and a MAC of it (HMAC-SHA256, 128 bits). A cursor the gateway did not issue, or one edited
- * after, is refused before anything in it is read: no upstream cursor a caller wrote reaches an upstream.
+ * (its place in the list, and what binds the cursor to the arguments it was issued for), signed by the
+ * services' `CursorSigning`. A cursor the gateway did not issue, or one edited after, is refused before
+ * anything in it is read: no upstream cursor a caller wrote reaches an upstream.
  */
 
 /** A Relay connection's `pageInfo`, as every connection of the gateway returns it. */
@@ -23,76 +22,12 @@ const BASE64URL = /^[A-Za-z0-9_-]+$/;
 /** An upstream's cursor rides inside ours: printable ASCII without spaces. */
 const UPSTREAM_CURSOR = /^[\x21-\x7e]+$/;
 
-/** Length of the MAC's base64url text (16 bytes). */
-const MAC_LENGTH = 22;
-
-/** The keys cursors are signed with: `current` signs and verifies, `previous` (a rotation's grace period) verifies only. */
-export interface CursorKeys {
-  current: Buffer;
-  previous: Buffer | null;
-}
-
-/** Where the current key came from, for the start-up log. */
-export type CursorKeySource = 'CURSOR_SECRET' | 'WEBHOOK_SECRET' | 'per-process' | 'development';
-
-/** Every development process shares this key (so development replicas agree); it is no secret: production sets one. */
-const DEVELOPMENT_KEY = 'alerts-markets-gateway development cursor key (not a secret)';
-
-const derive = (secret: string, purpose: string): Buffer => createHmac('sha256', secret).update(purpose).digest();
-
-/**
- * The cursor keys a configuration gives: `CURSOR_SECRET` (and `CURSOR_SECRET_PREVIOUS`, still
- * accepted during a rotation); without it, a key derived from `WEBHOOK_SECRET` (every replica shares
- * it); without either, in production a random key of this process (its cursors work on it alone,
- * hence a warning), in development a fixed development key.
- */
-export function cursorKeys(config: {
-  cursorSecret: string | null;
-  cursorSecretPrevious: string | null;
-  webhookSecret: string | null;
-  production: boolean;
-}): CursorKeys & { source: CursorKeySource } {
-  const previous = config.cursorSecretPrevious ? derive(config.cursorSecretPrevious, 'cursor') : null;
-  if (config.cursorSecret) return { current: derive(config.cursorSecret, 'cursor'), previous, source: 'CURSOR_SECRET' };
-  if (config.webhookSecret) return { current: derive(config.webhookSecret, 'gateway cursor key'), previous, source: 'WEBHOOK_SECRET' };
-  if (config.production) return { current: randomBytes(32), previous, source: 'per-process' };
-  return { current: derive(DEVELOPMENT_KEY, 'cursor'), previous, source: 'development' };
-}
-
-/**
- * The keys in use, as `KeyObject`s: an HMAC over a key object costs a quarter of one over a Buffer
- * (Node imports a Buffer key anew for every HMAC: 21 µs against 5 µs a cursor on Node 24, and a
- * screen issues dozens of cursors).
- */
-let keys: { current: KeyObject; previous: KeyObject | null } = { current: createSecretKey(derive(DEVELOPMENT_KEY, 'cursor')), previous: null };
-
-/** Sets the keys of the process (at boot, from the configuration: `cursorKeys`). */
-export function setCursorKeys(next: CursorKeys): void {
-  keys = { current: createSecretKey(next.current), previous: next.previous ? createSecretKey(next.previous) : null };
-  issued.clear();
-}
-
-/**
- * The cursors issued lately, by their payload's text: a page read again (by any caller: a payload holds
- * only a place in a list and the fingerprint of its arguments, nothing of the caller) reissues its
- * cursors without an HMAC each (5 µs a cursor, a hundred on a page of markets: 9 % of such a page's
- * CPU). Bounded by their characters (a payload is a few hundred at most, an upstream cursor inside included).
- */
-const issued = new LRUCache<string, string>({ max: 10_000, maxSize: 2 * 1024 * 1024, sizeCalculation: (cursor, json) => cursor.length + json.length });
-
-const mac = (key: KeyObject, body: string): Buffer => createHmac('sha256', key).update(body).digest().subarray(0, 16);
-
-/** The payload text of a cursor whose MAC one of the keys made; null otherwise. */
-function verified(text: string): string | null {
-  const dot = text.length - MAC_LENGTH - 1;
-  if (dot < 1 || text[dot] !== '.') return null;
-  const body = text.slice(0, dot);
-  const given = Buffer.from(text.slice(dot + 1), 'base64url');
-  if (given.length !== 16) return null;
-  for (const key of [keys.current, keys.previous]) {
-    if (key && timingSafeEqual(mac(key, body), given)) return body;
-  }
-  return null;
+/** What signs the cursors a connection issues and checks those it is given: `services.cursors` (stores/cursor-signer.ts). */
+export interface CursorSigning {
+  /** `body` followed by `.` and its MAC. */
+  sign(body: string): string;
+  /** The body of a cursor one of the keys signed; null otherwise. */
+  verify(text: string): string | null;
 }
 
 /**
@@ -104,9 +39,10 @@ export class LazyEdge<T, P> {
   constructor(
     readonly node: T,
     private readonly payload: P,
+    private readonly signing: CursorSigning,
   ) {}
   get cursor(): string {
-    return (this.#cursor ??= encodeCursor(this.payload));
+    return (this.#cursor ??= encodeCursor(this.signing, this.payload));
   }
 }
 
@@ -130,14 +66,8 @@ class LazyPageInfo implements PageInfo {
   }
 }
 
-export function encodeCursor<T>(payload: T): string {
-  const json = JSON.stringify(payload);
-  let cursor = issued.get(json);
-  if (cursor === undefined) {
-    const body = Buffer.from(json).toString('base64url');
-    issued.set(json, (cursor = `${body}.${mac(keys.current, body).toString('base64url')}`));
-  }
-  return cursor;
+export function encodeCursor<T>(signing: CursorSigning, payload: T): string {
+  return signing.sign(Buffer.from(JSON.stringify(payload)).toString('base64url'));
 }
 
 /**
@@ -145,11 +75,12 @@ export function encodeCursor<T>(payload: T): string {
  * connection). Anything else is a BAD_USER_INPUT on `invalid.field` that says what to pass instead.
  */
 export function decodeCursor<T>(
+  signing: CursorSigning,
   text: string,
   validate: (payload: unknown) => T | null,
   invalid: { field: string; message: string },
 ): T {
-  const body = text.length <= MAX_CURSOR_LENGTH ? verified(text) : null;
+  const body = text.length <= MAX_CURSOR_LENGTH ? signing.verify(text) : null;
   const json = body !== null && BASE64URL.test(body) ? parseJson(Buffer.from(body, 'base64url').toString('utf8')) : null;
   const payload = json ? validate(json.value) : null;
   if (payload === null) throw badUserInput(invalid.message, invalid.field);

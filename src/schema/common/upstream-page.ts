@@ -1,5 +1,5 @@
 import { badUserInput } from '../../errors.js';
-import { decodeCursor, encodeCursor, fieldsOf, isCount, isUpstreamCursor, type PageInfo } from './cursor.js';
+import { decodeCursor, encodeCursor, fieldsOf, isCount, isUpstreamCursor, type CursorSigning, type PageInfo } from './cursor.js';
 
 /**
  * Forward-only connections over an upstream that pages with opaque cursors. The gateway's cursor
@@ -48,20 +48,22 @@ export interface BoundCursorOptions {
   /** BAD_USER_INPUT messages on `after`: a cursor this connection did not issue; one issued for other arguments. */
   notOurs: string;
   otherArguments: string;
+  /** Signs and checks the cursors (`ctx.services.cursors`). */
+  signing: CursorSigning;
 }
 
 /** Cursors of a connection over an upstream listing, bound to the connection and to the arguments they were issued for. */
 export function boundCursors(options: BoundCursorOptions): UpstreamCursors {
-  const { kind, fingerprint, maxSkip, maxUpstreamCursor = MAX_UPSTREAM_CURSOR_LENGTH } = options;
+  const { kind, fingerprint, maxSkip, maxUpstreamCursor = MAX_UPSTREAM_CURSOR_LENGTH, signing } = options;
   const valid = (payload: unknown): BoundCursor | null => {
     const { k, f, c, o } = fieldsOf(payload) ?? {};
     const cursorOk = c === null || isUpstreamCursor(c, maxUpstreamCursor);
     return k === kind && typeof f === 'string' && cursorOk && isCount(o, maxSkip) ? { k, f, c, o } : null;
   };
   return {
-    encode: (position) => encodeCursor<BoundCursor>({ k: kind, f: fingerprint, c: position.cursor, o: position.skip }),
+    encode: (position) => encodeCursor<BoundCursor>(signing, { k: kind, f: fingerprint, c: position.cursor, o: position.skip }),
     decode: (after) => {
-      const { f, c, o } = decodeCursor(after, valid, { field: 'after', message: options.notOurs });
+      const { f, c, o } = decodeCursor(signing, after, valid, { field: 'after', message: options.notOurs });
       if (f !== fingerprint) throw badUserInput(options.otherArguments, 'after');
       return { cursor: c, skip: o };
     },

@@ -1,7 +1,7 @@
 import { badUserInput } from '../../errors.js';
 import type { Market } from '../../models/index.js';
 import { builder } from '../builder.js';
-import { decodeCursor, fieldsOf, LazyEdge, lazyPageInfo } from '../common/cursor.js';
+import { decodeCursor, fieldsOf, LazyEdge, lazyPageInfo, type CursorSigning } from '../common/cursor.js';
 import { pageCost } from '../common/cost.js';
 import { MarketRef } from '../refs.js';
 import { filterFingerprint, MarketFilterInputRef, parseMarketFilter } from './filter.js';
@@ -28,8 +28,8 @@ const validCursor = (payload: unknown): MarketCursor | null => {
 };
 
 /** The marketId an `after` cursor resumes after, checked to be a markets cursor of this filter. */
-function decodeAfter(after: string, fingerprint: string): string {
-  const { f, m } = decodeCursor(after, validCursor, {
+function decodeAfter(signing: CursorSigning, after: string, fingerprint: string): string {
+  const { f, m } = decodeCursor(signing, after, validCursor, {
     field: 'after',
     message: '`after` is not a cursor of `markets`: pass an `endCursor` or edge `cursor` from an earlier page.',
   });
@@ -86,7 +86,7 @@ builder.queryFields((t) => ({
       }
       const filter = parseMarketFilter(args.filter);
       const fingerprint = filterFingerprint(filter);
-      const after = args.after ? decodeAfter(args.after, fingerprint) : null;
+      const after = args.after ? decodeAfter(ctx.services.cursors, args.after, fingerprint) : null;
 
       const page = await ctx.markets.listing(filter, { after, first });
       if (page === null) {
@@ -95,7 +95,7 @@ builder.queryFields((t) => ({
           'after',
         );
       }
-      const edges = page.markets.map((node) => new LazyEdge<Market, MarketCursor>(node, { k: 'markets', f: fingerprint, m: node.marketId }));
+      const edges = page.markets.map((node) => new LazyEdge<Market, MarketCursor>(node, { k: 'markets', f: fingerprint, m: node.marketId }, ctx.services.cursors));
       return { edges, totalCount: page.totalCount, pageInfo: lazyPageInfo(edges, page.hasNextPage, page.hasPreviousPage) };
     },
   }),

@@ -1,5 +1,5 @@
 import { badUserInput } from '../../errors.js';
-import { decodeCursor, encodeCursor, fieldsOf, isCount, LazyEdge, lazyPageInfo, type PageInfo } from '../common/cursor.js';
+import { decodeCursor, encodeCursor, fieldsOf, isCount, LazyEdge, lazyPageInfo, type CursorSigning, type PageInfo } from '../common/cursor.js';
 
 export interface PageArgs {
   first?: number | null | undefined;
@@ -24,12 +24,13 @@ interface OffsetCursor {
   offset: number;
 }
 
-export function offsetCursor(offset: number): string {
-  return encodeCursor<OffsetCursor>({ offset });
+export function offsetCursor(signing: CursorSigning, offset: number): string {
+  return encodeCursor<OffsetCursor>(signing, { offset });
 }
 
-function cursorOffset(cursor: string, field: 'after' | 'before'): number {
+function cursorOffset(signing: CursorSigning, cursor: string, field: 'after' | 'before'): number {
   return decodeCursor(
+    signing,
     cursor,
     (payload) => {
       const offset = fieldsOf(payload)?.['offset'];
@@ -49,11 +50,11 @@ function size(value: number | null | undefined, field: 'first' | 'last', max: nu
  * A page of a list the gateway holds whole (the upstream does not paginate it), with opaque offset
  * cursors. Every argument is checked before anything is read.
  */
-export function validatePage(args: PageArgs, options: PageOptions) {
+export function validatePage(args: PageArgs, options: PageOptions, signing: CursorSigning) {
   const first = size(args.first, 'first', options.maxSize);
   const last = size(args.last, 'last', options.maxSize);
-  const after = args.after ? cursorOffset(args.after, 'after') : null;
-  const before = args.before ? cursorOffset(args.before, 'before') : null;
+  const after = args.after ? cursorOffset(signing, args.after, 'after') : null;
+  const before = args.before ? cursorOffset(signing, args.before, 'before') : null;
   return <T>(items: readonly T[]): Page<T> => {
     const total = items.length;
     let start = after === null ? 0 : Math.min(after + 1, total);
@@ -61,7 +62,7 @@ export function validatePage(args: PageArgs, options: PageOptions) {
     if (first !== null) end = Math.min(end, start + first);
     if (last !== null) start = Math.max(start, end - last);
     if (first === null && last === null) end = Math.min(end, start + options.defaultSize);
-    const edges = items.slice(start, end).map((node, i) => new LazyEdge<T, OffsetCursor>(node, { offset: start + i }));
+    const edges = items.slice(start, end).map((node, i) => new LazyEdge<T, OffsetCursor>(node, { offset: start + i }, signing));
     return { edges, pageInfo: lazyPageInfo(edges, end < total, start > 0), totalCount: total };
   };
 }

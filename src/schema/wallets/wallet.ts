@@ -38,7 +38,7 @@ builder.node(WalletRef, {
           status: t.arg({ type: MarketStatusEnum, description: "Only positions whose market has this status." }),
         },
         resolve: async (wallet, args, ctx) => {
-          const page = validatePage(args, POSITIONS_PAGE);
+          const page = validatePage(args, POSITIONS_PAGE, ctx.services.cursors);
           // Always the whole list: totalValueUsd and every filtered connection share one upstream call.
           const positions = await ctx.markets.positions(wallet.address);
           return page(
