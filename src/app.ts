@@ -16,7 +16,7 @@ import { boundedParseCache, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_NESTING, nestsDeepe
 import { useStrictUrlParams } from './plugins/url-params.js';
 import { useRequestShape } from './plugins/request-shape.js';
 import { useJitExecution } from './plugins/jit.js';
-import { useQueryCost } from './plugins/query-cost.js';
+import { DEFAULT_MAX_QUERY_CALLS, useQueryCost } from './plugins/query-cost.js';
 import { useCollapseInflight } from './plugins/collapse-inflight.js';
 import { useGatewayResponseCache } from './response-cache/plugin.js';
 import { useReadiness, type Phase } from './plugins/readiness.js';
@@ -170,7 +170,7 @@ export function createApp(options: AppOptions): App {
           graphql_envelop_schema_change: false,
         },
       }),
-      useQueryCost({ maxCost: config.maxQueryCost }),
+      useQueryCost({ maxCost: config.maxQueryCost, maxCalls: DEFAULT_MAX_QUERY_CALLS, holdings: { holdsAsset: (id) => services.assetCache.holds(id, 'price') } }),
       // After every refusal before execution: a document registered by APQ is kept only once it passed them.
       trustedDocuments.register,
       useRateLimit({ perMinute: config.rateLimitPerMinute, redis: services.redis, logger: services.logger, services, registry: services.registry }),

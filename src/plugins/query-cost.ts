@@ -4,6 +4,7 @@ import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexit
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import { gatewayError } from '../errors.js';
+import { operationCalls, type CallCount, type Holdings } from '../schema/common/calls.js';
 
 export interface QueryCostOptions {
   /** Largest admitted cost (`MAX_QUERY_COST`; no default here: config.ts holds the calibrated one). */
@@ -19,6 +20,13 @@ export interface QueryCostOptions {
    * history window that ends "now" grows). Costs depend on arguments only, never on the caller.
    */
   cachePerDocument?: number;
+  /**
+   * Upstream calls an admitted operation may make at most, counted before it runs with what the gateway
+   * holds (`schema/common/calls.ts`); `DEFAULT_MAX_QUERY_CALLS` in the gateway. Absent: not counted.
+   */
+  maxCalls?: number;
+  /** What the gateway holds (an asset id held costs no call). Absent: every id costs one. */
+  holdings?: Holdings;
 }
 
 /**
@@ -29,21 +37,34 @@ export interface QueryCostOptions {
  * envelop pipeline).
  */
 export function useQueryCost(options: QueryCostOptions): Plugin {
-  const cached = new WeakMap<DocumentNode, LRUCache<string, { cost: Cost }>>();
-  const measure = (args: ExecutionArgs): Cost => {
+  const cached = new WeakMap<DocumentNode, LRUCache<string, Measured>>();
+  const maxNodes = options.maxNodes ?? DEFAULT_MAX_NODES;
+  const measure = (args: ExecutionArgs): Measured => {
     let costs = cached.get(args.document);
     if (!costs) cached.set(args.document, (costs = new LRUCache({ max: options.cachePerDocument ?? 64, ttl: 60_000 })));
     const key = `${args.operationName ?? ''}\0${JSON.stringify(args.variableValues ?? {})}`;
     // Large variables (a send to 10,000 wallets) would make large keys: measured, not kept.
-    if (key.length > MAX_CACHE_KEY_LENGTH) return operationCost(args, options.maxNodes);
+    if (key.length > MAX_CACHE_KEY_LENGTH) return { cost: operationCost(args, maxNodes) };
     let entry = costs.get(key);
-    if (!entry) costs.set(key, (entry = { cost: operationCost(args, options.maxNodes) }));
-    return entry.cost;
+    if (!entry) costs.set(key, (entry = { cost: operationCost(args, maxNodes) }));
+    return entry;
+  };
+  // Counted when the cost is within the limit; remembered with it unless it depends on what the gateway holds now.
+  const callsOf = (args: ExecutionArgs, measured: Measured): CallCount | null => {
+    if (measured.calls !== undefined) return measured.calls;
+    const counted = operationCalls(args, options.holdings, maxNodes);
+    if (!counted?.consulted) measured.calls = counted;
+    return counted;
   };
   const check = (args: ExecutionArgs, refuse: (error: GraphQLError) => void) => {
-    const cost = measure(args);
-    if (cost === 'too-large') refuse(tooManyNodes(options.maxNodes ?? DEFAULT_MAX_NODES, options.maxCost));
+    const measured = measure(args);
+    const { cost } = measured;
+    if (cost === 'too-large') refuse(tooManyNodes(maxNodes, options.maxCost));
     else if (cost !== null && cost > options.maxCost) refuse(tooComplex(cost, options.maxCost));
+    else if (cost !== null && options.maxCalls !== undefined) {
+      const calls = callsOf(args, measured)?.calls ?? 0;
+      if (calls > options.maxCalls) refuse(tooManyCalls(calls, options.maxCalls, cost, options.maxCost));
+    }
   };
   return {
     onExecute: ({ args, setResultAndStopExecution }) => check(args, (error) => setResultAndStopExecution({ errors: [error] })),
@@ -52,9 +73,22 @@ export function useQueryCost(options: QueryCostOptions): Plugin {
 }
 
 const DEFAULT_MAX_NODES = 10_000;
+
+/**
+ * The upstream calls an admitted operation may make at most, counted before it runs: half the default
+ * per-operation call budget (UPSTREAM_CALL_BUDGET, 500), which leaves room for the calls the count does
+ * not see (the token lookups of a cold asset cache) and keeps an operation's CPU within 250 ms
+ * (scripts/cost-work.ts: 500 asset lookups of unknown ids took 237 ms of CPU). A lower budget still
+ * stops an operation at its runtime count.
+ */
+export const DEFAULT_MAX_QUERY_CALLS = 250;
 const MAX_CACHE_KEY_LENGTH = 4096;
 
 type Cost = number | null | 'too-large';
+interface Measured {
+  cost: Cost;
+  calls?: CallCount | null;
+}
 type CostArgs = Pick<ExecutionArgs, 'schema' | 'document' | 'operationName' | 'variableValues' | 'contextValue'>;
 
 /**
@@ -101,6 +135,14 @@ function tooComplex(cost: number, maxCost: number): GraphQLError {
     `This operation costs ${cost}, above the limit of ${maxCost}: ask for fewer items (smaller first, fewer ids or aliases, less nesting).`,
     'QUERY_TOO_COMPLEX',
     { cost, maxCost, http: { status: 400 } },
+  );
+}
+
+function tooManyCalls(calls: number, maxCalls: number, cost: number, maxCost: number): GraphQLError {
+  return gatewayError(
+    `This operation would make ${calls} upstream calls, above the limit of ${maxCalls}: ask for fewer ids the gateway does not hold yet, fewer wallets or series, or fewer aliases.`,
+    'QUERY_TOO_COMPLEX',
+    { calls, maxCalls, cost, maxCost, http: { status: 400 } },
   );
 }
 

@@ -1,16 +1,11 @@
-import { promisify } from 'node:util';
-import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 import type { Plugin } from 'graphql-yoga';
 import { notModified, representationTag, strongTag, taggable, WIRE_FORMS, type WireForms } from '../etag.js';
+import { compress, compressionEffort, CompressionSlots, type Coding, type CompressionEffort } from './compression.js';
 
 /** Answers smaller than this go uncompressed: the encoding's framing would eat most of the gain. */
 export const COMPRESSION_THRESHOLD_BYTES = 1024;
 
-const gzipAsync = promisify(gzip);
-const brotliAsync = promisify(brotliCompress);
-
 /** The codings the gateway speaks, in its order of preference at equal quality. */
-type Coding = 'br' | 'gzip';
 const CODINGS: readonly Coding[] = ['br', 'gzip'];
 
 /**
@@ -18,15 +13,17 @@ const CODINGS: readonly Coding[] = ['br', 'gzip'];
  *
  * - **Compression**: brotli or gzip by the request's `Accept-Encoding` (q-values honoured; brotli wins a
  *   tie), for bodies of at least 1 KiB, with `Vary: Accept-Encoding`. Compressed off the event loop
- *   (zlib's thread pool) at brotli quality 5 / gzip level 6: near their best ratio on JSON for a
- *   fraction of brotli 11's time. Event streams (SSE, `multipart/mixed`) are sent as they are: each
+ *   (zlib's thread pool), with an effort and a window fitted to the answer's size and reuse, and at most
+ *   `maxConcurrentCompressions` at once: past that, an answer with no compressed form yet is sent as it
+ *   is (`plugins/compression.ts`). Event streams (SSE, `multipart/mixed`) are sent as they are: each
  *   part must leave at once, and a part of a few hundred bytes gains little.
  * - **Conditional requests**: a cacheable answer's `ETag`, and `304` for a client that holds it
- *   (`response-cache/etag.ts`), from the same bytes the compression reads.
+ *   (`etag.ts`), from the same bytes the compression reads.
  *
  * Runs last among the response hooks, after the response cache has written `Cache-Control`.
  */
-export function useWireEncoding(): Plugin {
+export function useWireEncoding(options: { maxConcurrentCompressions?: number } = {}): Plugin {
+  const slots = new CompressionSlots(options.maxConcurrentCompressions);
   const forms = new WeakMap<Request, WireForms>();
   return {
     onResultProcess({ request, result }) {
@@ -63,12 +60,19 @@ export function useWireEncoding(): Plugin {
         headers.delete('etag');
       }
       if (encoded) {
-        const bytes = await (held[encoded] ??= encoder.encode(encoded, Buffer.from(await read())));
-        const compressed = new fetchAPI.Headers(headers);
-        compressed.set('content-encoding', encoded);
-        compressed.set('content-length', String(bytes.length));
-        setResponse(new fetchAPI.Response(bytes as Uint8Array<ArrayBuffer>, { status: 200, headers: compressed }));
-        return;
+        // A cacheable answer is held by the response cache (compressed once for all its hits) or by the
+        // client's: worth more effort than a one-off.
+        const pending = held[encoded] ?? startCompression(slots, held, encoded, await read(), tagged);
+        if (pending) {
+          const bytes = await pending;
+          const compressed = new fetchAPI.Headers(headers);
+          compressed.set('content-encoding', encoded);
+          compressed.set('content-length', String(bytes.length));
+          setResponse(new fetchAPI.Response(bytes as Uint8Array<ArrayBuffer>, { status: 200, headers: compressed }));
+          return;
+        }
+        // Every compression slot taken: sent as identity, with identity's own tag.
+        if (tagged) headers.set('etag', held.etag!);
       }
       // Read for its tag: sent as it was.
       if (body !== null) setResponse(new fetchAPI.Response(body, { status: 200, headers }));
@@ -80,15 +84,18 @@ function isJson(contentType: string | null): boolean {
   return contentType !== null && /^application\/(graphql-response\+)?json\b/i.test(contentType);
 }
 
-/** The compressor (an object, so a test can count how often a held answer is compressed). */
-export const encoder = { encode };
+/** The compressor (an object, so a test can count how often a held answer is compressed, and with what effort). */
+export const encoder = { encode: (coding: Coding, body: Buffer, effort: CompressionEffort): Promise<Buffer> => compress(body, { ...effort, coding }) };
 
-function encode(coding: Coding, body: Buffer): Promise<Buffer> {
-  return coding === 'br'
-    ? brotliAsync(body, {
-        params: { [zlib.BROTLI_PARAM_QUALITY]: 5, [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT, [zlib.BROTLI_PARAM_SIZE_HINT]: body.length },
-      })
-    : gzipAsync(body, { level: 6 });
+/**
+ * Starts compressing `text` in a free slot, kept in `held` (a cached answer's forms, shared by its hits);
+ * null when every slot is taken: the answer then goes as it is and `held` stays without that form.
+ */
+function startCompression(slots: CompressionSlots, held: WireForms, coding: Coding, text: string, reused: boolean): Promise<Buffer> | null {
+  const body = Buffer.from(text);
+  const pending = slots.tryStart(() => encoder.encode(coding, body, compressionEffort(coding, body.length, reused)));
+  if (pending) held[coding] = pending;
+  return pending;
 }
 
 /**

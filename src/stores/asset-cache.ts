@@ -59,6 +59,11 @@ export interface AssetCache {
    * whose refresh it starts), at once and without a promise; undefined when only a call can answer.
    */
   held(assetId: string, need: AssetNeed, scope?: CallScope): AssetLookup | undefined;
+  /**
+   * Whether `get` for `need` would answer without a call now (an invalid id, or a held copy fresh or
+   * within its revalidation window), looking only: no refresh started, nothing counted.
+   */
+  holds(assetId: string, need: AssetNeed): boolean;
 }
 
 /** What a lookup needs fresh: the metadata (good for hours) or the price (good for seconds). */
@@ -203,6 +208,12 @@ export function createAssetCache(deps: AssetCacheDeps, options: AssetCacheOption
     rememberTokens: (tokens) => tokenRecords.remember(tokens),
 
     held: (assetId, need, scope) => (isValidAssetId(assetId) ? held(assetId, need, scope) : { asset: null, asked: false }),
+
+    holds(assetId, need) {
+      if (!isValidAssetId(assetId)) return true;
+      const copy = copies.get(assetId);
+      return copy !== undefined && now() - copy.fetchedAt < ttlOf(copy, need) + o.staleWhileRevalidateMs;
+    },
 
     async get(assetId, need, scope) {
       if (!isValidAssetId(assetId)) return { asset: null, asked: false };

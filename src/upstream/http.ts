@@ -7,6 +7,7 @@ import { createBreaker, guardedBy, type BreakerOptions, type BreakerState } from
 import { UpstreamCall, compose } from './transport/call.js';
 import { cancel } from './transport/cancel.js';
 import { deadline } from './transport/deadline.js';
+import { DEFAULT_CALLS_IN_FLIGHT_PER_OPERATION, lanes } from './transport/lanes.js';
 import { ledger, type RequestInfo } from './transport/ledger.js';
 import { retry, type RetryOptions } from './transport/retry.js';
 import { createSend } from './transport/send.js';
@@ -51,6 +52,8 @@ export interface HttpClientOptions {
   inFlight?: InFlightBytes;
   /** `false`: identical GETs in flight are not shared (each makes its own call). */
   shareGets?: boolean;
+  /** Calls of one operation in flight to this service at once, at most (transport/lanes.ts). Default `DEFAULT_CALLS_IN_FLIGHT_PER_OPERATION`. */
+  callsInFlightPerOperation?: number;
 }
 
 export interface GetOptions {
@@ -101,6 +104,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       budget,
       ledger(options.onRequest),
       cancel,
+      lanes(options.callsInFlightPerOperation ?? DEFAULT_CALLS_IN_FLIGHT_PER_OPERATION),
       options.shareGets === false ? null : share(defaultHeaders),
       breaker && guardedBy(breaker),
       timeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS),

@@ -1,6 +1,6 @@
 import { walletTotalValueUsd, type WalletValuePoint } from '../../models/index.js';
 import { builder } from '../builder.js';
-import { historyCost, lengthCost, pageCost } from '../common/cost.js';
+import { historyCost, lengthCost, pageCost, VALUE_SERIES_PER_WALLET } from '../common/cost.js';
 import { checkWindow, isSolanaAddress } from '../common/inputs.js';
 import { windowArgs } from '../common/window-args.js';
 import { MarketStatusEnum, MarketTypeEnum } from '../enums.js';
@@ -67,7 +67,7 @@ builder.node(WalletRef, {
     }),
     valueHistory: t.field({
       type: [WalletValuePointRef],
-      complexity: historyCost(VALUE_HISTORY_WINDOW),
+      complexity: historyCost(VALUE_HISTORY_WINDOW, VALUE_SERIES_PER_WALLET),
       nullable: { list: true, items: false },
       description:
         'Value over time, oldest first: per timestamp, the sum of the USD values of the positions. Data starts at 2025-10-08T00:00:00Z; a range holds at most 2,000 points.',

@@ -1,0 +1,145 @@
+/**
+ * Compression under a flood of uncached answers (issue 33 item 8), measured:
+ *
+ *   npx tsx scripts/compression-flood.ts [seconds]      (default 20)
+ *
+ * The simulator runs in a child process, the gateway in another (as `runGateway` runs it, response
+ * cache off so every answer is a one-off, no rate limit, `--expose-gc` so this script can ask it for a
+ * full GC over IPC). For each of identity and `Accept-Encoding: br`, a fresh gateway is warmed, collected
+ * (RSS before), then 50 autocannon connections ask the 100-market page for `seconds` while `/health` is
+ * probed every 100 ms; the gateway's RSS is sampled every 50 ms (peak), and after the flood it is
+ * collected again (RSS after). Prints answers/s, `/health` p99, the gateway's CPU, peak RSS and RSS
+ * before and after, and the targets: br answers/s ≥ 0.8× identity's, `/health` p99 < 100 ms, peak RSS ≤
+ * 1.5× identity's, RSS after within 50 MB of before. Load generator, prober and both servers share the
+ * machine: figures from a busy machine are noisy (the load average is printed).
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import autocannon from 'autocannon';
+import { request } from 'undici';
+import { startSimulatorChild } from '../bench/simulator-child.js';
+import { cpuMs, freePort, waitReady } from '../bench/throughput/processes.js';
+
+const MiB = 1024 * 1024;
+
+if (process.argv.includes('--serve')) {
+  // The gateway process: the production lifecycle, plus a full GC on the parent's request.
+  const { loadConfigOrExit, runGateway } = await import('../src/lifecycle.js');
+  const { createLogger } = await import('../src/logger.js');
+  const config = loadConfigOrExit();
+  process.on('message', (message) => {
+    if (message !== 'gc') return;
+    const gc = (globalThis as { gc?: () => void }).gc!;
+    gc();
+    gc();
+    process.send!({ rss: process.memoryUsage().rss });
+  });
+  await runGateway({ config, urls: config.upstreams!, logger: createLogger(config) });
+} else {
+  await main(Number(process.argv[2] ?? 20));
+}
+
+interface Flood {
+  coding: string;
+  answersPerSecond: number;
+  non2xx: number;
+  healthP99Ms: number;
+  cpuCores: number;
+  rssBeforeMiB: number;
+  peakRssMiB: number;
+  rssAfterMiB: number;
+}
+
+async function main(seconds: number): Promise<void> {
+  const sim = await startSimulatorChild();
+  try {
+    const query = readFileSync(new URL('../test/operations/MarketsPage.graphql', import.meta.url), 'utf8');
+    const body = JSON.stringify({ query, variables: { first: 100 } });
+    console.log(`load average before: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    const identity = await flood(sim.urls, body, 'identity', seconds);
+    const br = await flood(sim.urls, body, 'br', seconds);
+    for (const row of [identity, br]) {
+      console.log(
+        `${row.coding.padEnd(8)} ${row.answersPerSecond.toFixed(0).padStart(5)} answers/s (${row.non2xx} not 2xx), /health p99 ${row.healthP99Ms.toFixed(1)} ms, ` +
+          `${row.cpuCores.toFixed(2)} cores, RSS ${row.rssBeforeMiB.toFixed(0)} MiB before, ${row.peakRssMiB.toFixed(0)} MiB peak, ${row.rssAfterMiB.toFixed(0)} MiB after GC`,
+      );
+    }
+    console.log(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    const targets = {
+      'br answers/s ≥ 0.8× identity': br.answersPerSecond >= 0.8 * identity.answersPerSecond,
+      '/health p99 < 100 ms (br)': br.healthP99Ms < 100,
+      'peak RSS ≤ 1.5× identity': br.peakRssMiB <= 1.5 * identity.peakRssMiB,
+      'RSS after within 50 MB of before (br)': Math.abs(br.rssAfterMiB - br.rssBeforeMiB) * MiB <= 50_000_000,
+    };
+    for (const [target, met] of Object.entries(targets)) console.log(`${met ? 'met    ' : 'NOT met'} ${target}`);
+    console.log(`RESULT ${JSON.stringify({ identity, br, ratio: br.answersPerSecond / identity.answersPerSecond })}`);
+  } finally {
+    sim.child.kill('SIGTERM');
+  }
+}
+
+async function flood(urls: Record<'alerts' | 'markets' | 'assets', string>, body: string, coding: string, seconds: number): Promise<Flood> {
+  const port = await freePort();
+  const env = { ...process.env, ALERTS_URL: urls.alerts, MARKETS_URL: urls.markets, ASSETS_URL: urls.assets, PORT: String(port), RESPONSE_CACHE: 'off', RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'silent' };
+  const child = fork(new URL(import.meta.url).pathname, ['--serve'], { env, execArgv: ['--expose-gc', '--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const proc = { pid: child.pid!, child, stderr: () => '', stop: async () => {} };
+  try {
+    await waitReady(proc, `http://127.0.0.1:${port}/health`);
+    const url = `http://127.0.0.1:${port}/graphql`;
+    const headers = { 'content-type': 'application/json', accept: 'application/graphql-response+json', 'accept-encoding': coding };
+    // Warm-up: the JIT and the market index, not measured.
+    await autocannon({ url, connections: 10, amount: 300, method: 'POST', headers, body });
+    const rssBefore = await collected(child);
+
+    let peakRss = rssBefore;
+    const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssOf(child.pid!))), 50);
+    const healthMs: number[] = [];
+    let probing = true;
+    const prober = (async () => {
+      while (probing) {
+        const started = performance.now();
+        const response = await request(`http://127.0.0.1:${port}/health`);
+        await response.body.dump();
+        healthMs.push(performance.now() - started);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
+    const cpuBefore = cpuMs(child.pid!);
+    const result = await autocannon({ url, connections: 50, duration: seconds, method: 'POST', headers, body });
+    const cpu = cpuMs(child.pid!) - cpuBefore;
+    probing = false;
+    await prober;
+    clearInterval(sampler);
+    await new Promise((r) => setTimeout(r, 1_000));
+    const rssAfter = await collected(child);
+    healthMs.sort((a, b) => a - b);
+    return {
+      coding,
+      answersPerSecond: result['2xx'] / result.duration,
+      non2xx: result.non2xx,
+      healthP99Ms: healthMs[Math.min(healthMs.length - 1, Math.floor(healthMs.length * 0.99))] ?? NaN,
+      cpuCores: cpu / (result.duration * 1000),
+      rssBeforeMiB: rssBefore / MiB,
+      peakRssMiB: peakRss / MiB,
+      rssAfterMiB: rssAfter / MiB,
+    };
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+  }
+}
+
+/** The gateway's RSS after a full GC it runs on request. */
+function collected(child: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    child.once('message', (message) => resolve((message as { rss: number }).rss));
+    child.send('gc');
+  });
+}
+
+function rssOf(pid: number): number {
+  const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) * 1024 : 0;
+}
