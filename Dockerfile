@@ -1,22 +1,27 @@
 # syntax=docker/dockerfile:1
-# Build: the same commands as the README (npm ci, then compile).
+# Build: the README's commands (npm ci, then compile). --ignore-scripts: the base image is already the Node
+# of .nvmrc, so the `node` development dependency's preinstall (a second Node 24, 189 MB) is not run, and
+# nothing the compiler needs has an install script.
 FROM node:24.21.0-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY vendor ./vendor
-RUN npm ci --no-audit --no-fund
+RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build
+# The trusted documents the image runs: the manifest `npm run codegen` writes from the frontends' operations.
+COPY examples/client/gql/persisted-documents.json ./dist/persisted-documents.json
 
-# Run: production dependencies only (no tsx), non-root. dist/ holds the production entry alone: the
-# development entry, its demo and the simulator are left out by tsconfig.build.json.
+# Run: production dependencies only (no tsx; no GraphiQL assets, an optional dependency production never
+# serves), non-root. dist/ holds the production entry alone: the development entry, its demo and the
+# simulator are left out by tsconfig.build.json. Only documents of the manifest run (README "Image").
 FROM node:24.21.0-bookworm-slim AS run
-ENV NODE_ENV=production PORT=4000
+ENV NODE_ENV=production PORT=4000 PERSISTED_DOCUMENTS=/app/dist/persisted-documents.json
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY vendor ./vendor
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+RUN npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 USER node
 EXPOSE 4000

@@ -36,6 +36,7 @@ import { createResponseCacheStore } from './response-cache/store.js';
 import type { RunRefresh } from './response-cache/refresh.js';
 import type { Services } from './services.js';
 import { createRequestContext } from './request-context.js';
+import { renderGraphiQL } from './graphiql.js';
 
 /**
  * Largest request body Yoga reads (413 beyond; Yoga's default is 25 MB). The largest real body is a
@@ -105,9 +106,8 @@ export function createApp(options: AppOptions): App {
           headers: options.graphiql?.headers ? JSON.stringify(options.graphiql.headers, null, 2) : undefined,
           subscriptionsProtocol: 'SSE',
         },
-    // GraphiQL's scripts and styles come from an npm package, not a CDN: the page works offline. Loaded
-    // on the first page view only (9 MB of JavaScript a production process never needs).
-    renderGraphiQL: async (graphiqlOptions) => (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(graphiqlOptions),
+    // GraphiQL's scripts and styles come from an npm package, not a CDN: the page works offline (graphiql.ts).
+    renderGraphiQL,
     plugins: [
       ...(config.tracing ? [useTracing()] : []),
       useRequestId(),

@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
@@ -13,6 +14,8 @@ import { nodeListener } from '../src/node-http.js';
 const CHROMIUM = '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
 const inCI = process.env['CI'] === 'true';
+/** `GRAPHIQL_SCREENSHOT=docs/graphiql.png npx vitest run test/graphiql.test.ts` writes the README's picture of the page. */
+const SCREENSHOT = process.env['GRAPHIQL_SCREENSHOT'];
 if (!haveChromium && !inCI) console.warn(`test/graphiql.test.ts: skipped, no ${CHROMIUM} (apt-get install chromium)`);
 
 describe.runIf(!haveChromium && inCI)('GraphiQL in a browser, in CI', () => {
@@ -67,6 +70,7 @@ describe.runIf(haveChromium)('GraphiQL in a real browser, offline', () => {
     const pageErrors: string[] = [];
     page.on('pageerror', (error) => pageErrors.push(error.message));
 
+    if (SCREENSHOT) await page.setViewportSize({ width: 1440, height: 900 });
     await page.goto(`${base}/graphql`, { waitUntil: 'load' });
     await page.locator('.graphiql-execute-button').click({ timeout: 60_000 });
     // The response pane fills with the demo subscriber's wallet: data came back through the gateway.
@@ -79,6 +83,7 @@ describe.runIf(haveChromium)('GraphiQL in a real browser, offline', () => {
     const response = (await page.locator('.graphiql-response').textContent()) ?? '';
     expect(response).toContain('totalValueUsd');
     expect(response).not.toContain('"errors"');
+    if (SCREENSHOT) await page.screenshot({ path: join(fileURLToPath(new URL('..', import.meta.url)), SCREENSHOT) });
     // The upstream ledger shows under the data, in the result's extensions (read from GraphiQL's Monaco
     // models: the page renders only the lines in view).
     const whole = await page.evaluate(() => {

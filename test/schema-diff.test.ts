@@ -12,14 +12,18 @@ const schema = readFileSync(join(root, 'schema.graphql'), 'utf8');
 const dir = mkdtempSync(join(tmpdir(), 'schema-diff-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function check(current: string, changelog: string) {
+/** Registered documents now and at the release (`--documents`, `--released-documents`): none unless a test names them. */
+function check(current: string, changelog: string, documents = { current: 'none', released: 'none' }) {
   const files = { released: join(dir, 'released.graphql'), current: join(dir, 'current.graphql'), changelog: join(dir, 'CHANGELOG.md') };
   writeFileSync(files.released, schema);
   writeFileSync(files.current, current);
   writeFileSync(files.changelog, changelog);
   const run = spawnSync(
     process.execPath,
-    ['--import', 'tsx', 'scripts/schema-diff.ts', '--released', files.released, '--current', files.current, '--changelog', files.changelog],
+    [
+      ...['--import', 'tsx', 'scripts/schema-diff.ts', '--released', files.released, '--current', files.current, '--changelog', files.changelog],
+      ...['--documents', documents.current, '--released-documents', documents.released],
+    ],
     { cwd: root, encoding: 'utf8' },
   );
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };

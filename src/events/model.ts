@@ -1,5 +1,5 @@
 /**
- * The gateway's own model of an upstream event (UPSTREAM.md section 4), as subscribers receive it.
+ * The gateway's own model of an upstream event (docs/upstream.md section 4), as subscribers receive it.
  * Plain JSON data: it crosses replicas through Redis unchanged.
  */
 

@@ -19,7 +19,7 @@ export interface ParsedBatch {
 }
 
 /**
- * Reads a verified webhook body (`{"events": Event[]}`, UPSTREAM.md section 4) into the gateway's model.
+ * Reads a verified webhook body (`{"events": Event[]}`, docs/upstream.md section 4) into the gateway's model.
  * A body of the wrong shape is an error; an event of an unknown kind, or one that breaks the contract,
  * is ignored on its own so the rest of the batch is still delivered.
  */

@@ -27,7 +27,7 @@ export interface SignatureCheck {
 }
 
 /**
- * Checks a webhook's signature as UPSTREAM.md section 4 describes. The digest is compared in
+ * Checks a webhook's signature as docs/upstream.md section 4 describes. The digest is compared in
  * constant time; nothing about the expected value is revealed by the answer.
  */
 export function verifySignature(secret: string, request: SignedRequest, nowMs = Date.now()): Verdict {

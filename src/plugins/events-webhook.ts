@@ -25,7 +25,7 @@ export interface WebhookOptions {
 }
 
 /**
- * `POST /webhooks/events` (UPSTREAM.md section 4): checks size, then signature and timestamp, then
+ * `POST /webhooks/events` (docs/upstream.md section 4): checks size, then signature and timestamp, then
  * shape, and hands the batch to the hub. Answers as soon as repeats are known; delivery to
  * subscribers is not awaited. A non-2xx answer makes the upstream retry the same batch.
  */

@@ -107,7 +107,7 @@ export function header(req: SimRequest, name: string): string | undefined {
 /** Thrown by a handler or the parsers it calls; the server answers it `400 {"error": message}`. */
 export class BadRequest extends Error {}
 
-// Response helpers shaped as UPSTREAM.md section 0 describes.
+// Response helpers shaped as docs/upstream.md section 0 describes.
 export const ok = (body: unknown, status = 200): SimResponse => ({ status, body });
 export const badRequest = (error: string | object): SimResponse => ({ status: 400, body: { error } });
 export const unauthorized = (): SimResponse => ({ status: 401, body: { error: 'unauthorized' } });

@@ -5,7 +5,7 @@ import { LRUCache } from 'lru-cache';
 import { gatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
 
-/** How long a key is remembered, as the alerts service does (UPSTREAM.md 1.5). */
+/** How long a key is remembered, as the alerts service does (docs/upstream.md 1.5). */
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 const DEFAULT_MAX_ENTRIES = 50_000;
 

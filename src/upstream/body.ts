@@ -2,7 +2,7 @@ import { UpstreamError, type ServiceName } from './errors.js';
 
 /**
  * Upstream bodies read within bounds: each route's answer is capped at what its contract can hold
- * (UPSTREAM.md's limits, with room to spare), and the bytes of every body being read at once, all
+ * (docs/upstream.md's limits, with room to spare), and the bytes of every body being read at once, all
  * calls together, within a process-wide budget. Past either, the call fails at once (the body is
  * dropped unread) with an `UpstreamError` its field reports, instead of the process holding it.
  * The reading itself is transport/send.ts's.

@@ -16,7 +16,7 @@ const RESOLUTION_MS: Record<Resolution, number> = {
   ONE_DAY: 24 * 60 * 60_000,
 };
 
-/** The resolutions each history endpoint offers (UPSTREAM.md). */
+/** The resolutions each history endpoint offers (docs/upstream.md). */
 export const PRICE_HISTORY_RESOLUTIONS = ['FIVE_MINUTES', 'ONE_HOUR', 'ONE_DAY'] as const satisfies readonly Resolution[];
 export const MARKET_HISTORY_RESOLUTIONS = ['ONE_HOUR', 'ONE_DAY'] as const satisfies readonly Resolution[];
 export const POSITION_HISTORY_RESOLUTIONS = ['ONE_MINUTE', 'FIVE_MINUTES', 'ONE_HOUR', 'ONE_DAY'] as const satisfies readonly Resolution[];

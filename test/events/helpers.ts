@@ -12,7 +12,7 @@ export function startEventsGateway(options: TestGatewayOptions = {}): Promise<Te
   return startTestGateway({ ...options, config: { webhookSecret: SECRET, ...options.config } });
 }
 
-/** A contract-shaped price-change event (UPSTREAM.md section 4). */
+/** A contract-shaped price-change event (docs/upstream.md section 4). */
 export function priceChange(id: string, address = SOL, symbol = 'SOL'): WebhookEvent {
   return {
     id,

@@ -4,7 +4,7 @@ import type { AlertsState } from './state.js';
 import { subscriberRoute } from './subscriber-route.js';
 import { CHANNEL_NAMES, type ChannelName, type SubscriberRecord } from './types.js';
 
-/** UPSTREAM.md section 1.3: applications and the subscriber's subscriptions to them. */
+/** docs/upstream.md section 1.3: applications and the subscriber's subscriptions to them. */
 export function registerAppRoutes(router: Router, state: AlertsState): void {
   const sub = subscriberRoute(state);
 

@@ -7,7 +7,7 @@ import type { ChannelRecord, SubscriberRecord } from './types.js';
 
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-/** UPSTREAM.md sections 1.1 (identity) and 1.2 (channels and push devices). */
+/** docs/upstream.md sections 1.1 (identity) and 1.2 (channels and push devices). */
 export function registerChannelRoutes(router: Router, state: AlertsState): void {
   const sub = subscriberRoute(state);
 

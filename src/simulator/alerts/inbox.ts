@@ -8,7 +8,7 @@ import type { AlertRecord, SubscriberRecord } from './types.js';
 const HISTORY_DEFAULT_LIMIT = 10;
 const HISTORY_MAX_LIMIT = 20;
 
-/** UPSTREAM.md section 1.4: the subscriber's inbox. */
+/** docs/upstream.md section 1.4: the subscriber's inbox. */
 export function registerInboxRoutes(router: Router, state: AlertsState): void {
   const sub = subscriberRoute(state);
 

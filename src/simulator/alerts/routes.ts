@@ -5,7 +5,7 @@ import { registerInboxRoutes } from './inbox.js';
 import { registerSendRoutes } from './send.js';
 import type { AlertsState } from './state.js';
 
-/** Registers every route of UPSTREAM.md section 1 on the alerts router, a file per section. */
+/** Registers every route of docs/upstream.md section 1 on the alerts router, a file per section. */
 export function registerAlertsRoutes(router: Router, state: AlertsState): void {
   registerChannelRoutes(router, state);
   registerAppRoutes(router, state);

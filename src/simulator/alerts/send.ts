@@ -27,7 +27,7 @@ export interface ValidSend {
 
 const absent = (v: unknown): boolean => v === undefined || v === null;
 
-/** Checks every rule of SendBody (UPSTREAM.md 1.5). Unknown extra fields are ignored. */
+/** Checks every rule of SendBody (docs/upstream.md 1.5). Unknown extra fields are ignored. */
 export function validateSendBody(body: unknown, app: AppRecord): { ok: true; value: ValidSend } | { ok: false; issues: SendIssue[] } {
   const issues: SendIssue[] = [];
   const fail = (path: string, message: string): void => {

@@ -1,5 +1,5 @@
 /**
- * The assets service (UPSTREAM.md section 3).
+ * The assets service (docs/upstream.md section 3).
  *
  * Decisions where the contract is silent: an empty or missing `q` lists the whole catalogue (in its
  * stored order, well-known first); matches rank symbol exact, name exact, symbol prefix, name prefix,

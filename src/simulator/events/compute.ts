@@ -1,5 +1,5 @@
 /**
- * The events the simulated upstream sends (UPSTREAM.md section 4), computed from the world's own
+ * The events the simulated upstream sends (docs/upstream.md section 4), computed from the world's own
  * price series. Pure functions of (world, time): the same tick always gives the same events and ids,
  * so a retried or recomputed delivery is recognisable as a repeat.
  */

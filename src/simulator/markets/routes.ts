@@ -1,5 +1,5 @@
 /**
- * The markets and positions service (UPSTREAM.md section 2).
+ * The markets and positions service (docs/upstream.md section 2).
  *
  * Where the contract is silent, this simulator decides:
  * - cursors are base64url JSON `{"o": offset, "f": fingerprint}`; the fingerprint covers the normalised

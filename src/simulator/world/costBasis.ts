@@ -1,4 +1,4 @@
-/** Average cost method for prediction positions (UPSTREAM.md 2.3). */
+/** Average cost method for prediction positions (docs/upstream.md 2.3). */
 import type { PredictionTrade } from './types.js';
 
 export interface CostBasisResult {

@@ -9,7 +9,7 @@ export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
 export const DAY = 24 * HOUR;
 
-/** Data of the markets/positions service exists from this instant (UPSTREAM.md 2.4). */
+/** Data of the markets/positions service exists from this instant (docs/upstream.md 2.4). */
 export const DATA_START_MS = Date.parse('2025-10-08T00:00:00.000Z');
 /**
  * Generated facts (positions opened, trades, settled markets) happen between DATA_START_MS and this

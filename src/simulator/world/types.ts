@@ -1,5 +1,5 @@
 /**
- * Shapes of the records the simulator serves (UPSTREAM.md sections 2 and 3), plus internal models.
+ * Shapes of the records the simulator serves (docs/upstream.md sections 2 and 3), plus internal models.
  *
  * A copy, on purpose: the gateway's raw contract types live in src/upstream/<service>/types.ts, and
  * these are an independent reading of the same contract. Were the simulator to import the gateway's

@@ -1,4 +1,4 @@
-/** Raw shapes of the alerts service (UPSTREAM.md section 1), exactly as sent. */
+/** Raw shapes of the alerts service (docs/upstream.md section 1), exactly as sent. */
 
 /** `GET /v2/auth` */
 export interface RawIdentity {

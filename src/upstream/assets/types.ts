@@ -1,4 +1,4 @@
-/** Raw shapes of the assets service (UPSTREAM.md section 3), exactly as sent. */
+/** Raw shapes of the assets service (docs/upstream.md section 3), exactly as sent. */
 
 export interface RawAssetSummary {
   id: string;

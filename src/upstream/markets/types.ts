@@ -1,5 +1,5 @@
 /**
- * Raw shapes of the markets and positions service (UPSTREAM.md section 2), exactly as sent.
+ * Raw shapes of the markets and positions service (docs/upstream.md section 2), exactly as sent.
  * Optional fields may also arrive as null; unknown extra fields and enum values may appear.
  */
 

@@ -4,7 +4,7 @@ import { isSolanaAddress } from '../../common/inputs.js';
 import { isUuid } from '../inputs.js';
 import { userError, type UserError } from './user-errors.js';
 
-/** The limits of UPSTREAM.md 1.5, checked by the gateway before any call. */
+/** The limits of docs/upstream.md 1.5, checked by the gateway before any call. */
 export const SEND_LIMITS = {
   titleMax: 60,
   bodyMax: 500,

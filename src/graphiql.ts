@@ -1,0 +1,17 @@
+import { renderGraphiQL as renderFromCdn, type GraphiQLOptions } from 'graphql-yoga';
+
+/**
+ * GraphiQL's page. Its scripts and styles come from `@graphql-yoga/render-graphiql` (an optional
+ * dependency, 18 MB on disk, loaded on the first page view only), so the page works offline. The image
+ * leaves that package out (`npm ci --omit=optional`: production never serves GraphiQL); a development
+ * process started from such an install still serves the page, with Yoga's own renderer and its CDN.
+ */
+export async function renderGraphiQL(options: GraphiQLOptions): Promise<string> {
+  let offline: typeof import('@graphql-yoga/render-graphiql') | undefined;
+  try {
+    offline = await import('@graphql-yoga/render-graphiql');
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'ERR_MODULE_NOT_FOUND') throw error;
+  }
+  return offline ? offline.renderGraphiQL(options) : renderFromCdn(options);
+}
