@@ -24,18 +24,13 @@ export interface RateLimitOptions {
   logger: Logger;
   /** Prefix of the Redis keys. Default `gateway:rate:`. */
   keyPrefix?: string;
-<<<<<<< HEAD
-  /** Who the alerts service verified, and where clients are (for answers from the response cache, which have no context). */
-  services: Pick<Services, 'verifiedCallers' | 'clientAddress'>;
-  /** Where refusals are counted (`gateway_rate_limit_refusals_total{caller}`). */
-  registry?: Services['registry'];
-=======
   /**
    * Who the alerts service verified, and where clients are (for answers from the response cache, which
    * have no context); the alerts client, to verify a caller's credentials before counting it.
    */
   services: Pick<Services, 'verifiedCallers' | 'clientAddress' | 'upstream' | 'registry' | 'config'>;
->>>>>>> ratelimit-cursors
+  /** Where refusals are counted (`gateway_rate_limit_refusals_total{caller}`). */
+  registry?: Services['registry'];
 }
 
 const REFUSALS = 'gateway_rate_limit_refusals_total';
@@ -69,17 +64,12 @@ export function useRateLimit(options: RateLimitOptions): Plugin<Context> {
         insuranceLimiter: memory,
       })
     : memory;
-<<<<<<< HEAD
   // One counter per registry, however many apps are built on it. `caller` is the kind of key counted (callerKey).
   const refusals = options.registry
     ? ((options.registry.getSingleMetric(REFUSALS) as Counter<'caller'> | undefined) ??
       new Counter({ name: REFUSALS, help: 'Operations refused by the rate limit, by the kind of caller counted.', labelNames: ['caller'], registers: [options.registry] }))
     : null;
 
-  /** `null` when the operation may run; otherwise the result that refuses it. */
-  async function check(context: Caller, operation: OperationDefinitionNode | undefined): Promise<ExecutionResult | null> {
-    const key = callerKey(context, operation);
-=======
   const verifier = createCallerVerifier({ services: options.services, redis: options.redis, keyPrefix: options.keyPrefix ?? 'gateway:rate' });
 
   /** `null` when the operation may run; otherwise the result that refuses it. */
@@ -89,7 +79,7 @@ export function useRateLimit(options: RateLimitOptions): Plugin<Context> {
     if (verifier && subscriber && !(apiKey && operation && isSend(operation))) {
       await verifier.verify(subscriber, addressBucket(context.services.clientAddress(context.req)), ask);
     }
->>>>>>> ratelimit-cursors
+    const key = callerKey(context, operation);
     try {
       await limiter.consume(key);
       return null;
