@@ -107,7 +107,7 @@ export function createApp(options: AppOptions): App {
           subscriptionsProtocol: 'SSE',
         },
     // GraphiQL's scripts and styles come from an npm package, not a CDN: the page works offline (graphiql.ts).
-    renderGraphiQL,
+    renderGraphiQL: (graphiqlOptions) => renderGraphiQL(graphiqlOptions),
     plugins: [
       ...(config.tracing ? [useTracing()] : []),
       useRequestId(),

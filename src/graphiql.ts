@@ -6,10 +6,12 @@ import { renderGraphiQL as renderFromCdn, type GraphiQLOptions } from 'graphql-y
  * leaves that package out (`npm ci --omit=optional`: production never serves GraphiQL); a development
  * process started from such an install still serves the page, with Yoga's own renderer and its CDN.
  */
-export async function renderGraphiQL(options: GraphiQLOptions): Promise<string> {
-  let offline: typeof import('@graphql-yoga/render-graphiql') | undefined;
+type OfflineRenderer = typeof import('@graphql-yoga/render-graphiql');
+
+export async function renderGraphiQL(options: GraphiQLOptions, load: () => Promise<OfflineRenderer> = () => import('@graphql-yoga/render-graphiql')): Promise<string> {
+  let offline: OfflineRenderer | undefined;
   try {
-    offline = await import('@graphql-yoga/render-graphiql');
+    offline = await load();
   } catch (error) {
     if ((error as { code?: string }).code !== 'ERR_MODULE_NOT_FOUND') throw error;
   }
