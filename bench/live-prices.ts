@@ -1,6 +1,6 @@
 /**
  * The live price feed under 1,000 SSE subscribers over 20 assets on one replica:
- * `npx tsx bench/live-prices.ts` (about a minute; prints a Markdown table for bench/RESULTS.md).
+ * `npx tsx bench/live-prices.ts` (about a minute; prints a Markdown table for bench/LIVE-PRICES.md).
  *
  * The gateway runs in a child process (this file with `--server`: the embedded simulator beside it,
  * 40 ms + up to 10 ms on every upstream call, as the other scenarios), so its CPU and heap are read
