@@ -108,7 +108,7 @@ describe('the cost model bounds the work of what it admits', () => {
     // The generator reaches both sides of the limit.
     expect(admitted.length).toBeGreaterThan(4);
     expect(admitted.length).toBeLessThan(32);
-  });
+  }, 60_000);
 
   it('admits unknown ids up to the call budget, and counts an id the gateway holds as no call', async () => {
     const ids = (salt: number) => Array.from({ length: 100 }, (_, i) => Buffer.from(`Asset:${unknownAssetId(salt, i)}`).toString('base64'));

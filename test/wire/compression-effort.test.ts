@@ -63,7 +63,7 @@ describe('concurrent compressions', () => {
     // Past the cap the answers leave at once, uncompressed, while the first ones still wait for their slot.
     const settled: Response[] = [];
     for (const p of pending) void p.then((r) => settled.push(r));
-    await vi.waitFor(() => expect(settled).toHaveLength(flood - DEFAULT_MAX_CONCURRENT_COMPRESSIONS));
+    await vi.waitFor(() => expect(settled).toHaveLength(flood - DEFAULT_MAX_CONCURRENT_COMPRESSIONS), { timeout: 20_000, interval: 20 });
     expect(settled.map((r) => r.headers.get('content-encoding'))).toEqual(Array(flood - DEFAULT_MAX_CONCURRENT_COMPRESSIONS).fill(null));
     for (const r of settled) expect((await r.json()).data.markets.edges).toHaveLength(100);
     expect(encode).toHaveBeenCalledTimes(DEFAULT_MAX_CONCURRENT_COMPRESSIONS);
@@ -73,7 +73,7 @@ describe('concurrent compressions', () => {
     expect(all.filter((r) => r.headers.get('content-encoding') === 'br')).toHaveLength(DEFAULT_MAX_CONCURRENT_COMPRESSIONS);
     // The slots are free again: the next answer is compressed.
     expect((await post(100)).headers.get('content-encoding')).toBe('br');
-  });
+  }, 40_000);
 
   it('counts a slot free again when a compression fails', async () => {
     const slots = new CompressionSlots(1);
