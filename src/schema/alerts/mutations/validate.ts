@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { NotificationChannel, Recipient, SendNotification } from '../../../models/alerts.js';
+import { sha256 } from '../../../hashing.js';
 import { isSolanaAddress } from '../../common/inputs.js';
 import { isUuid } from '../inputs.js';
 import { userError, type UserError } from './user-errors.js';
@@ -248,7 +248,7 @@ function checkRecipient(recipient: SendNotificationInput['recipient'], problems:
 }
 
 function fingerprint(appId: string, notification: SendNotification): string {
-  return createHash('sha256').update(JSON.stringify([appId, notification])).digest('base64url');
+  return sha256(JSON.stringify([appId, notification]));
 }
 
 // ---------------------------------------------------------------------------------------------
