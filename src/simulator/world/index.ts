@@ -9,18 +9,13 @@ import { generatePositions } from './positions.js';
 import { makePriceFn } from './pricing.js';
 import { Rng, round, sig } from '../prng.js';
 import { DAY, noise, seriesKey, WORLD_REFERENCE_MS } from './series.js';
-import type {
-  Asset,
-  AssetRecord,
-  AssetSummary,
-  Market,
-  MarketStatus,
-  Position,
-  PositionRecord,
-  Provider,
-} from './types.js';
+import type { Asset, AssetRecord, AssetSummary } from './asset-types.js';
+import type { Market, MarketStatus, Provider } from './market-types.js';
+import type { Position, PositionRecord } from './position-types.js';
 
-export * from './types.js';
+export * from './asset-types.js';
+export * from './market-types.js';
+export * from './position-types.js';
 export { averageCostBasis, quantityAt, type CostBasisResult } from './costBasis.js';
 export { DATA_START_MS, WORLD_REFERENCE_MS, RESOLUTION_MS, timeGrid, gridCount, type Resolution } from './series.js';
 
