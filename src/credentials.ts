@@ -1,4 +1,4 @@
-import { hash } from 'node:crypto';
+import { sha256 } from './hashing.js';
 import type { SubscriberCredentials } from './upstream/index.js';
 
 /**
@@ -41,7 +41,7 @@ function normalizeAuthorization(value: string | null): string | null {
  */
 export function subscriberKey(credentials: SubscriberCredentials): string {
   let key = keys.get(credentials);
-  if (key === undefined) keys.set(credentials, (key = hash('sha256', `${credentials.authorization}\n${credentials.clientKey ?? ''}`, 'hex')));
+  if (key === undefined) keys.set(credentials, (key = sha256(`${credentials.authorization}\n${credentials.clientKey ?? ''}`, 'hex')));
   return key;
 }
 

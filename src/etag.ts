@@ -1,5 +1,5 @@
-import { hash } from 'node:crypto';
 import type { FetchAPI } from 'graphql-yoga';
+import { sha256 } from './hashing.js';
 
 /**
  * Conditional requests (RFC 9110): an answer the cache headers call cacheable (`Cache-Control` other
@@ -38,7 +38,7 @@ export function taggable(cacheControl: string | null): boolean {
 
 /** A strong entity tag: 128 bits of the SHA-256 of the bytes (a text's UTF-8 bytes). */
 export function strongTag(body: Buffer | string): string {
-  return `"${hash('sha256', body, 'base64url').slice(0, 22)}"`;
+  return `"${sha256(body).slice(0, 22)}"`;
 }
 
 /** The tag of one representation: the identity body's tag, or it with the content coding appended inside the quotes. */

@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import { parseChunked } from '@discoveryjs/json-ext';
 import { bulkhead } from 'cockatiel';
 import { LRUCache } from 'lru-cache';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from '../logger.js';
+import { sha256Pieces } from '../hashing.js';
 import { isObject } from '../upstream/read.js';
 import { EventsNotPublished, type EventHub } from '../events/hub.js';
 import { parseWebhookBody, type ParsedBatch } from '../events/parse.js';
@@ -139,7 +139,7 @@ const DELIVERED_BODIES = 10_000;
 /** The signature's verdict and the body's SHA-256, a few pieces between turns of the event loop. */
 async function hashInTurns(check: SignatureCheck, pieces: readonly Uint8Array[]): Promise<{ verdict: Verdict; digest: string }> {
   const turn = loopTurns();
-  const body = createHash('sha256');
+  const body = sha256Pieces();
   for (const piece of pieces) {
     check.update(piece);
     body.update(piece);

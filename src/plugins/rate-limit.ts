@@ -1,4 +1,3 @@
-import { hash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Kind, OperationTypeNode, type DocumentNode, type ExecutionResult, type OperationDefinitionNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
@@ -8,6 +7,7 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAb
 import type { Context, ServerContext } from '../context.js';
 import { subscriberKey, type Credentials } from '../credentials.js';
 import { gatewayError } from '../errors.js';
+import { sha256 } from '../hashing.js';
 import type { Logger } from '../logger.js';
 import { addressBucket } from '../client-address.js';
 import type { Services } from '../services.js';
@@ -170,6 +170,3 @@ function isWebSocket(context: Caller): boolean {
   return context.socket !== undefined;
 }
 
-function sha256(value: string): string {
-  return hash('sha256', value, 'base64url');
-}

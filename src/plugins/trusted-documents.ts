@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import { Kind, parse } from 'graphql';
 import { createGraphQLError, type GraphQLParams, type Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import { ConfigError } from '../config.js';
+import { sha256 } from '../hashing.js';
 
 export interface TrustedDocumentsOptions {
   /**
@@ -168,5 +168,5 @@ export function manifestKey(id: string): string {
 
 /** The manifest key of a document: the hex sha256 of its text, as GraphQL Code Generator's client preset computes it. */
 export function documentHash(document: string): string {
-  return createHash('sha256').update(document).digest('hex');
+  return sha256(document, 'hex');
 }

@@ -1,7 +1,7 @@
 import { parse, type GraphQLSchema } from 'graphql';
 import { LRUCache } from 'lru-cache';
-import { hash } from 'node:crypto';
 import type { ResponseCacheTtls } from '../config.js';
+import { sha256 } from '../hashing.js';
 import { documentPolicy, type CachePolicy } from './policy.js';
 
 /** Heap the remembered cache policies may hold: their documents' texts, two bytes a character, and the policy. */
@@ -60,12 +60,9 @@ export function createDocumentPolicies(options: DocumentPoliciesOptions) {
 
     /** `<owner>.<hash>`: the document's hash (kept beside its policy), the operation name and the variables. */
     keyOf(owner: string, document: KnownDocument, query: string, operationName: string | null | undefined, variables: unknown): string {
-      const documentHash = (document.documentHash ??= sha256(query));
-      return `${owner}.${sha256(`${documentHash}|${operationName ?? ''}|${JSON.stringify(variables ?? {})}`)}`;
+      const documentHash = (document.documentHash ??= sha256(query, 'hex'));
+      return `${owner}.${sha256(`${documentHash}|${operationName ?? ''}|${JSON.stringify(variables ?? {})}`, 'hex')}`;
     },
   };
 }
 
-function sha256(text: string): string {
-  return hash('sha256', text, 'hex');
-}

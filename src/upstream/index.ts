@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
-import { createAlertsClient, type AlertsClient } from './alerts/client.js';
+import { createAlertsClient } from './alerts/client.js';
+import type { AlertsClient } from './alerts/client-types.js';
 import { createAssetsClient, type AssetsClient } from './assets/client.js';
 import { DEFAULT_INFLIGHT_MAX_BYTES, InFlightBytes } from './body.js';
 import {
@@ -123,7 +124,7 @@ export type {
   ServiceName,
   UpstreamErrorKind,
 } from './http.js';
-export type { AlertsClient, AppCredentials, SubscriberCredentials, PushDevice, SubscriptionChange, InboxParams } from './alerts/client.js';
+export type { AlertsClient, AppCredentials, SubscriberCredentials, PushDevice, SubscriptionChange, InboxParams } from './alerts/client-types.js';
 export type { MarketsClient, ListMarketsParams, MarketHistoryParams, PositionsParams, PositionHistoryParams } from './markets/client.js';
 export { MAX_HISTORY_MARKETS, MAX_POSITION_WALLETS } from './markets/client.js';
 export type { AssetsClient, SearchAssetsParams, PriceHistoryParams } from './assets/client.js';

@@ -12,7 +12,7 @@ const MiB = 1024 * 1024;
 async function scenario(args: string[], heapMiB: number): Promise<{ retainedBytes: number; output: string }> {
   const { stdout } = await promisify(execFile)(
     process.execPath,
-    ['--expose-gc', `--max-old-space-size=${heapMiB}`, '--import', 'tsx', 'scripts/hostile-memory.ts', ...args],
+    ['--expose-gc', `--max-old-space-size=${heapMiB}`, '--import', 'tsx', 'test/hostile/memory-scenarios.ts', ...args],
     { cwd: ROOT, timeout: 240_000, maxBuffer: 4 * MiB },
   );
   const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));

@@ -1,5 +1,5 @@
-import { hash } from 'node:crypto';
 import { badUserInput } from '../../errors.js';
+import { sha256 } from '../../hashing.js';
 
 /**
  * Opaque connection cursors: base64url JSON of a payload each connection types and checks itself
@@ -89,7 +89,7 @@ export function decodeCursor<T>(
 
 /** A short digest of the arguments a cursor pages (in a canonical form), so that it is used with those only. */
 export function cursorFingerprint(args: unknown): string {
-  return hash('sha256', JSON.stringify(args), 'base64url').slice(0, 16);
+  return sha256(JSON.stringify(args)).slice(0, 16);
 }
 
 /** A payload's fields when it is a JSON object, else null. */

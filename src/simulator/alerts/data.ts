@@ -1,6 +1,7 @@
-import { BASE58_ALPHABET, Rng } from '../prng.js';
+import { Rng } from '../prng.js';
+import { alertContent, CDN } from './alert-content.js';
+import { base58Address, hexBytes, sixDigitCode } from './random-text.js';
 import type {
-  AlertAction,
   AlertRecord,
   AppRecord,
   ChannelName,
@@ -22,7 +23,6 @@ export const DEMO_CLIENT_KEY = 'demo-client-key';
 export const SUBSCRIBER_COUNT = 60;
 const MIN_SUBSCRIBERS = 50;
 const DAY = 86_400_000;
-const CDN = 'https://cdn.alerts-sim.example';
 export const TELEGRAM_BOT = 'https://t.me/AlertsSimBot';
 
 const APP_DEFS: { name: string; slug: string; description?: string; icon: boolean; topics: boolean }[] = [
@@ -46,32 +46,12 @@ const TOPIC_POOL: { name: string; slug: string; description?: string }[] = [
   { name: 'Price moves', slug: 'price-moves' },
 ];
 
-const TOKENS = ['SOL', 'USDC', 'USDT', 'JitoSOL', 'mSOL', 'JUP', 'BONK', 'PYUSD', 'JLP', 'WIF'];
-
 /**
  * The alerts data's own random stream. Its seeding (the salt mixed with 0x9e3779b9) keeps the data
  * generated before the simulator shared one PRNG, so tokens, keys and ids stay the same.
  */
 export function alertsRng(salt: number): Rng {
   return new Rng(salt ^ 0x9e3779b9);
-}
-
-/** `n` random bytes as 2n hex digits. */
-function hexBytes(rng: Rng, n: number): string {
-  return Buffer.from(rng.bytes(n)).toString('hex');
-}
-
-/** A 6-digit numeric code, leading zeros kept. */
-export function sixDigitCode(rng: Rng): string {
-  return String(rng.int(0, 999_999)).padStart(6, '0');
-}
-
-/** A Solana-looking base58 address (used only to pad when too few wallets are given). */
-function base58Address(rng: Rng): string {
-  let s = '';
-  const len = rng.int(43, 44);
-  for (let i = 0; i < len; i++) s += BASE58_ALPHABET[rng.int(0, BASE58_ALPHABET.length - 1)];
-  return s;
 }
 
 function b64url(input: string | Uint8Array): string {
@@ -104,55 +84,6 @@ function makeApps(rng: Rng): AppRecord[] {
     }
     return app;
   });
-}
-
-function alertContent(
-  rng: Rng,
-  app: AppRecord,
-  wallet: string,
-): Pick<AlertRecord, 'title' | 'body' | 'image' | 'actions' | 'data'> {
-  const token = rng.pick(TOKENS);
-  const apy = (rng.int(150, 2500) / 100).toFixed(2);
-  const ltv = rng.int(70, 95);
-  const templates: (() => { title: string; body: string })[] = [
-    () => ({ title: `${token} deposit APY is now ${apy}%`, body: `The ${token} deposit rate on ${app.name} moved to ${apy}% over the last hour.` }),
-    () => ({ title: `Health check: LTV at ${ltv}%`, body: `Your ${token} position LTV reached ${ltv}%. Add collateral or repay to avoid liquidation.` }),
-    () => ({ title: `Rewards ready to claim`, body: `You have unclaimed ${token} rewards on ${app.name}.` }),
-    () => ({ title: `${token} borrow rate spike`, body: `Borrowing ${token} now costs ${apy}% APY. Consider repaying part of your loan.` }),
-    () => ({ title: `Position closed`, body: `Your ${token} position was closed at the requested price.` }),
-    () => ({ title: `Market settled`, body: `A prediction market you hold was settled. Check your payout.` }),
-    () => ({ title: `New vault: ${token}`, body: `A new ${token} strategy launched with ${apy}% estimated APY.` }),
-    () => ({ title: `${token} moved ${rng.int(5, 25)}% today`, body: `${token} is trending. Your exposure may have changed.` }),
-  ];
-  const { title, body } = rng.pick(templates)();
-  const out: Pick<AlertRecord, 'title' | 'body' | 'image' | 'actions' | 'data'> = { title, body };
-  if (rng.chance(0.25)) out.image = `${CDN}/alerts/${hexBytes(rng, 6)}.${rng.pick(['png', 'jpg', 'webp'])}`;
-  if (rng.chance(0.4)) {
-    const n = rng.int(1, 3);
-    const actions: AlertAction[] = [];
-    for (let i = 0; i < n; i++) {
-      const action: AlertAction = {
-        type: 'link',
-        label: rng.pick(['Open app', 'Repay', 'Add collateral', 'Claim', 'View position', 'Withdraw']),
-        url: `https://app.${rng.pick(['kamino.finance', 'marginfi.com', 'jup.ag', 'drift.trade'])}/p/${hexBytes(rng, 6)}`,
-      };
-      if (rng.chance(0.5)) {
-        action.context = {
-          type: 'position',
-          apiUrl: `https://api.alerts-sim.example/v0/positions/owners?walletAddresses=${wallet}`,
-        };
-        if (rng.chance(0.6)) action.context.action = rng.pick(['deposit', 'withdraw', 'repay', 'claimRewards']);
-      }
-      actions.push(action);
-    }
-    out.actions = actions;
-  }
-  if (rng.chance(0.3)) {
-    const data: Record<string, string> = { token, severity: rng.pick(['info', 'warning', 'critical']) };
-    if (rng.chance(0.5)) data['market_id'] = `${app.name.split(' ')[0]!.toLowerCase()}.lend.${hexBytes(rng, 8)}`;
-    out.data = data;
-  }
-  return out;
 }
 
 function channel(rng: Rng, type: string, value: string, verified: boolean, subscribed: boolean): ChannelRecord {

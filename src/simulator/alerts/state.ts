@@ -1,5 +1,6 @@
 import type { Rng } from '../prng.js';
-import { alertsRng, generateAlertsData, sixDigitCode, type AlertsData } from './data.js';
+import { alertsRng, generateAlertsData, type AlertsData } from './data.js';
+import { sixDigitCode } from './random-text.js';
 import type { AppRecord, DeliveryRecord, DemoCredentials, SubscriberRecord } from './types.js';
 
 export interface AlertsStateOptions {

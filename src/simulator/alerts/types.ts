@@ -1,7 +1,7 @@
 /**
  * The alerts service's records and request shapes as the simulator reads docs/upstream.md section 1. A copy,
  * on purpose, of what src/upstream/alerts/types.ts reads from the same contract: kept apart so that a
- * misreading on one side shows as a failing test instead of agreeing with itself (see world/types.ts).
+ * misreading on one side shows as a failing test instead of agreeing with itself (see world/market-types.ts).
  */
 
 /** Channel names used by app subscriptions (`POST /v2/subscribe`). */

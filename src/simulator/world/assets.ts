@@ -1,6 +1,6 @@
 /** The assets: well-known tokens, stocks and real-world assets first, then generated ones. */
 import { Rng, sig } from '../prng.js';
-import type { AssetRecord, PriceModel } from './types.js';
+import type { AssetRecord, PriceModel } from './asset-types.js';
 
 export const CDN = 'https://cdn.sim-assets.example';
 

@@ -1,5 +1,5 @@
 /** Average cost method for prediction positions (docs/upstream.md 2.3). */
-import type { PredictionTrade } from './types.js';
+import type { PredictionTrade } from './position-types.js';
 
 export interface CostBasisResult {
   /** Shares held after the trades. */

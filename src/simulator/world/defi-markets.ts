@@ -2,7 +2,8 @@
 import { round, sig } from '../prng.js';
 import { iso, toToken, type MarketsKit } from './market-kit.js';
 import { DAY } from './series.js';
-import type { AssetRecord, LendingMarket, LoopMarket, PerpetualMarket, RewardMarket, YieldMarket } from './types.js';
+import type { AssetRecord } from './asset-types.js';
+import type { LendingMarket, LoopMarket, PerpetualMarket, RewardMarket, YieldMarket } from './market-types.js';
 
 /** Appends the markets of the five DeFi kinds to `kit.markets`, in the listing's order. */
 export function generateDefiMarkets(kit: MarketsKit): void {

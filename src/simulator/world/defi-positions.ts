@@ -2,7 +2,8 @@
 import { round, sig } from '../prng.js';
 import { WORLD_REFERENCE_MS } from './series.js';
 import { assetIdOf, type PositionsKit } from './position-kit.js';
-import type { LendingMarket, LendingPosition, LoopPosition, PerpetualPosition, RewardPosition, Token, YieldPosition } from './types.js';
+import type { LendingMarket, Token } from './market-types.js';
+import type { LendingPosition, LoopPosition, PerpetualPosition, RewardPosition, YieldPosition } from './position-types.js';
 
 /** The makers of DeFi positions: each draws one (or a bundle), records it in `kit.positions` and returns it. */
 export function defiPositionMakers(kit: PositionsKit) {

@@ -1,7 +1,8 @@
 /** What every kind of simulated market is generated from: the providers, the Solana token pools, and the shared draws. */
 import { CDN, WELL_KNOWN_SOLANA } from './assets.js';
 import { Rng, round, sig } from '../prng.js';
-import type { AssetRecord, Blink, Market, Provider, RewardApy, Token } from './types.js';
+import type { AssetRecord } from './asset-types.js';
+import type { Blink, Market, Provider, RewardApy, Token } from './market-types.js';
 
 const PROVIDER_LIST: [id: string, name: string, site: string][] = [
   ['kamino', 'Kamino', 'https://app.kamino.finance'],

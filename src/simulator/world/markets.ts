@@ -3,7 +3,8 @@ import type { Rng } from '../prng.js';
 import { generateDefiMarkets } from './defi-markets.js';
 import { marketsKit } from './market-kit.js';
 import { generatePredictionMarkets } from './prediction-markets.js';
-import type { AssetRecord, Market, Provider } from './types.js';
+import type { AssetRecord } from './asset-types.js';
+import type { Market, Provider } from './market-types.js';
 
 export { BLINKS_BASE, toToken } from './market-kit.js';
 

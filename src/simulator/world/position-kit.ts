@@ -1,7 +1,8 @@
 /** What the simulated positions are generated from: the markets by kind, and the shared draws. */
 import { Rng, sig } from '../prng.js';
 import { DATA_START_MS, DAY, HOUR } from './series.js';
-import type { LendingMarket, LoopMarket, Market, MarketStatus, MarketType, PerpetualMarket, PositionRecord, PredictionMarket, RewardMarket, Token, WithStatus, YieldMarket } from './types.js';
+import type { LendingMarket, LoopMarket, Market, MarketStatus, MarketType, PerpetualMarket, PredictionMarket, RewardMarket, Token, WithStatus, YieldMarket } from './market-types.js';
+import type { PositionRecord } from './position-types.js';
 
 export interface PositionsInput {
   markets: readonly Market[];

@@ -3,7 +3,8 @@ import type { Rng } from '../prng.js';
 import { defiPositionMakers } from './defi-positions.js';
 import { positionsKit, type PositionsInput } from './position-kit.js';
 import { predictionPositionMaker } from './prediction-positions.js';
-import type { LendingPosition, LoopPosition, MarketType, PositionRecord, YieldPosition } from './types.js';
+import type { MarketType } from './market-types.js';
+import type { LendingPosition, LoopPosition, PositionRecord, YieldPosition } from './position-types.js';
 
 export type { PositionsInput } from './position-kit.js';
 

@@ -3,7 +3,8 @@ import { round, sig } from '../prng.js';
 import { CDN } from './assets.js';
 import { sec, toToken, type MarketsKit } from './market-kit.js';
 import { DATA_START_MS, DAY, WORLD_REFERENCE_MS } from './series.js';
-import type { AssetRecord, PredictionMarket } from './types.js';
+import type { AssetRecord } from './asset-types.js';
+import type { PredictionMarket } from './market-types.js';
 
 /** Appends 170 prediction markets to `kit.markets`; returns their outcome tokens, to add to the assets. */
 export function generatePredictionMarkets(kit: MarketsKit): AssetRecord[] {

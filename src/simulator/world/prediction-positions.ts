@@ -3,7 +3,8 @@ import { averageCostBasis } from './costBasis.js';
 import { Rng, round } from '../prng.js';
 import { DATA_START_MS, DAY, HOUR, WORLD_REFERENCE_MS } from './series.js';
 import { assetIdOf, type PositionsKit } from './position-kit.js';
-import type { MarketStatus, PredictionPosition, PredictionTrade } from './types.js';
+import type { MarketStatus } from './market-types.js';
+import type { PredictionPosition, PredictionTrade } from './position-types.js';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 

@@ -1,6 +1,6 @@
 /** Prices as pure functions of (seed, asset id, time). */
 import { noise, seriesKey } from './series.js';
-import type { AssetRecord } from './types.js';
+import type { AssetRecord } from './asset-types.js';
 
 export type PriceFn = (assetId: string, t: number) => number | undefined;
 

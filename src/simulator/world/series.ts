@@ -74,3 +74,6 @@ export function gridCount(from: number, to: number, step: number): number {
   if (to < from) return 0;
   return Math.max(0, Math.floor(to / step) - Math.ceil(from / step) + 1);
 }
+
+/** Milliseconds of a time given as a Date or a number; now when absent. */
+export const ms = (at: Date | number | undefined): number => (at === undefined ? Date.now() : typeof at === 'number' ? at : at.getTime());

@@ -1,4 +1,4 @@
-import { hash } from 'node:crypto';
+import { sha256 } from '../../hashing.js';
 import { UpstreamCall, type Endable, type Layer } from './call.js';
 import { passDeadline } from './deadline.js';
 
@@ -41,7 +41,7 @@ export function share(defaultHeaders: Record<string, string>): Layer {
 /** The hash a call's headers are keyed by: once per headers object (a caller's calls share one: http.ts). */
 function callerOf(headers: Record<string, string>): string {
   let who = callers.get(headers);
-  if (who === undefined) callers.set(headers, (who = hash('sha256', JSON.stringify(headers), 'base64url')));
+  if (who === undefined) callers.set(headers, (who = sha256(JSON.stringify(headers))));
   return who;
 }
 

@@ -39,3 +39,12 @@ export const viewerField = {
 export function outcome(input: { clientMutationId?: string | null | undefined }, userErrors: UserError[] = []): PayloadBase {
   return { userErrors, clientMutationId: input.clientMutationId ?? null };
 }
+
+/** A payload whose changed object is the caller itself (`viewer`). */
+export function viewerPayload(name: string, description: string) {
+  return builder.objectRef<PayloadBase>(name).implement({
+    description,
+    interfaces: [MutationPayloadRef],
+    fields: (t) => ({ viewer: t.field(viewerField) }),
+  });
+}

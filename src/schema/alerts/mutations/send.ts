@@ -1,7 +1,7 @@
 import { builder } from '../../builder.js';
 import { CLIENT_MUTATION_ID, INPUT, MutationPayloadRef, outcome, type PayloadBase } from './common.js';
 import { attempt, userError, type UserError } from './user-errors.js';
-import { SEND_LIMITS, sendRefusalErrors, validateSend } from './validate.js';
+import { SEND_LIMITS, sendRefusalErrors, validateSend } from './send-input.js';
 
 export const NotificationChannelEnum = builder.enumType('NotificationChannel', {
   description: 'A channel a notification is delivered on.',

@@ -24,22 +24,22 @@
  * In memory, through `yoga.fetch`, over the embedded simulator; not part of `npm test` (the tests
  * run `apq` and a short `documents` in a child process under a small heap).
  */
-import { createApp, type App } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { createLogger } from '../src/logger.js';
+import { createApp, type App } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 import type { AddressInfo } from 'node:net';
 import { Agent, fetch as undiciFetch } from 'undici';
-import { createHttpServer } from '../src/node-http.js';
-import { documentHash } from '../src/plugins/trusted-documents.js';
-import { createServices, type Services } from '../src/services.js';
-import { signatureHeaders } from '../src/simulator/events/index.js';
-import { startSimulator } from '../src/simulator/index.js';
+import { createHttpServer } from '../../src/node-http.js';
+import { documentHash } from '../../src/plugins/trusted-documents.js';
+import { createServices, type Services } from '../../src/services.js';
+import { signatureHeaders } from '../../src/simulator/events/index.js';
+import { startSimulator } from '../../src/simulator/index.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) {
-  console.error('run with node --expose-gc --import tsx scripts/hostile-memory.ts');
+  console.error('run with node --expose-gc --import tsx test/hostile/memory-scenarios.ts');
   process.exit(1);
 }
 const MiB = 1024 * 1024;
