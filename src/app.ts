@@ -32,6 +32,7 @@ import { getsOwnAnswer, useRequestDecisions } from './plugins/request-decisions.
 import { useVaryOrigin } from './plugins/vary-origin.js';
 import { deprecatedFieldCounter, operationDuration } from './operation-metrics.js';
 import { schema } from './schema/index.js';
+import { operationCalls, type Holdings } from './schema/common/calls.js';
 import { createResponseCacheStore } from './response-cache/store.js';
 import type { RunRefresh } from './response-cache/refresh.js';
 import type { Services } from './services.js';
@@ -75,6 +76,7 @@ export function createApp(options: AppOptions): App {
     apqMaxBytes: config.apqMaxBytes,
   });
   const parseCache = boundedParseCache();
+  const holdings: Holdings = { holdsAsset: (id) => services.assetCache.holds(id, 'price') };
   const streams = createStreamCaps({ perClient: config.maxStreamsPerClient, perProcess: config.maxStreams, registry: services.registry });
   const yoga: YogaServerInstance<ServerContext, RequestContext> = createYoga<ServerContext, RequestContext>({
     schema,
@@ -160,7 +162,7 @@ export function createApp(options: AppOptions): App {
           graphql_envelop_request_duration: false,
           graphql_envelop_phase_execute: true,
           graphql_envelop_error_result: true,
-          graphql_envelop_deprecated_field: deprecatedFieldCounter(services.registry),
+          graphql_envelop_deprecated_field: deprecatedFieldCounter(services.registry, schema),
           graphql_envelop_request: false,
           graphql_envelop_request_time_summary: false,
           graphql_envelop_phase_parse: false,
@@ -170,7 +172,7 @@ export function createApp(options: AppOptions): App {
           graphql_envelop_schema_change: false,
         },
       }),
-      useQueryCost({ maxCost: config.maxQueryCost, maxCalls: DEFAULT_MAX_QUERY_CALLS, holdings: { holdsAsset: (id) => services.assetCache.holds(id, 'price') } }),
+      useQueryCost({ maxCost: config.maxQueryCost, maxCalls: DEFAULT_MAX_QUERY_CALLS, countCalls: (args, maxNodes) => operationCalls(args, holdings, maxNodes) }),
       // After every refusal before execution: a document registered by APQ is kept only once it passed them.
       trustedDocuments.register,
       useRateLimit({ perMinute: config.rateLimitPerMinute, redis: services.redis, logger: services.logger, services, registry: services.registry }),

@@ -1,7 +1,6 @@
 import { createCounter, createHistogram, type FillLabelsFnParams } from '@graphql-yoga/plugin-prometheus';
-import { isInterfaceType, isObjectType } from 'graphql';
+import { isInterfaceType, isObjectType, type GraphQLSchema } from 'graphql';
 import type { Registry } from 'prom-client';
-import { schema } from './schema/index.js';
 
 /** `operationName` of an operation whose name no registered document defines. */
 export const OTHER_OPERATION = 'other';
@@ -36,7 +35,7 @@ export function operationDuration(registry: Registry, registered: ReadonlySet<st
  * schema deprecates a field or argument: otherwise it has nothing to count, and the plugin would walk
  * every request's document with a TypeInfo to find so.
  */
-export function deprecatedFieldCounter(registry: Registry) {
+export function deprecatedFieldCounter(registry: Registry, schema: GraphQLSchema) {
   const deprecates = Object.values(schema.getTypeMap()).some(
     (type) =>
       (isObjectType(type) || isInterfaceType(type)) &&

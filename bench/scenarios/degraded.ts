@@ -1,4 +1,4 @@
-/** MarketsPage while the assets service fails. A failed check is a finding, printed and written to RESULTS.md, not a crash of the run. */
+/** MarketsPage while the assets service fails. A failed check is a finding, printed and written to bench/RESULTS.md, not a crash of the run. */
 import type { Simulator } from '../../src/simulator/index.js';
 import {
   assertClean,

@@ -1,4 +1,4 @@
-/** Memory held by the shared asset cache. A failed check is a finding, printed and written to RESULTS.md, not a crash of the run. */
+/** Memory held by the shared asset cache. A failed check is a finding, printed and written to bench/RESULTS.md, not a crash of the run. */
 import { ASSET_CACHE_DEFAULTS } from '../../src/stores/asset-cache.js';
 import type { Simulator } from '../../src/simulator/index.js';
 import {

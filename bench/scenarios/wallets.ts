@@ -1,4 +1,4 @@
-/** WalletPositions over 20 wallets. A failed check is a finding, printed and written to RESULTS.md, not a crash of the run. */
+/** WalletPositions over 20 wallets. A failed check is a finding, printed and written to bench/RESULTS.md, not a crash of the run. */
 import type { Simulator } from '../../src/simulator/index.js';
 import { assertClean, countsByService, gql, ms, operation, perRequest, round, runFor, startGateway, summarize } from '../harness.js';
 import { check, type Check, type ScenarioResult } from './types.js';

@@ -1,4 +1,4 @@
-/** The process's own warm-up before any scenario. A failed check is a finding, printed and written to RESULTS.md, not a crash of the run. */
+/** The process's own warm-up before any scenario. A failed check is a finding, printed and written to bench/RESULTS.md, not a crash of the run. */
 import type { Simulator } from '../../src/simulator/index.js';
 import { assertClean, gql, ms, operation, startGateway, viewerHeaders } from '../harness.js';
 import { naiveMobileHome } from '../naive.js';

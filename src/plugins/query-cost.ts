@@ -4,7 +4,6 @@ import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexit
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import { gatewayError } from '../errors.js';
-import { operationCalls, type CallCount, type Holdings } from '../schema/common/calls.js';
 
 export interface QueryCostOptions {
   /** Largest admitted cost (`MAX_QUERY_COST`; no default here: config.ts holds the calibrated one). */
@@ -22,11 +21,18 @@ export interface QueryCostOptions {
   cachePerDocument?: number;
   /**
    * Upstream calls an admitted operation may make at most, counted before it runs with what the gateway
-   * holds (`schema/common/calls.ts`); `DEFAULT_MAX_QUERY_CALLS` in the gateway. Absent: not counted.
+   * holds (`schema/common/calls.ts`, handed in by app.ts); `DEFAULT_MAX_QUERY_CALLS` in the gateway.
+   * Absent: not counted.
    */
   maxCalls?: number;
-  /** What the gateway holds (an asset id held costs no call). Absent: every id costs one. */
-  holdings?: Holdings;
+  /** Counts the upstream calls of an operation; null when it cannot be counted (execution reports why). */
+  countCalls?: (args: ExecutionArgs, maxNodes: number) => CallCount | null;
+}
+
+/** An operation's upstream calls, and whether the count depends on what the gateway holds now. */
+export interface CallCount {
+  calls: number;
+  consulted: boolean;
 }
 
 /**
@@ -52,7 +58,7 @@ export function useQueryCost(options: QueryCostOptions): Plugin {
   // Counted when the cost is within the limit; remembered with it unless it depends on what the gateway holds now.
   const callsOf = (args: ExecutionArgs, measured: Measured): CallCount | null => {
     if (measured.calls !== undefined) return measured.calls;
-    const counted = operationCalls(args, options.holdings, maxNodes);
+    const counted = options.countCalls?.(args, maxNodes) ?? null;
     if (!counted?.consulted) measured.calls = counted;
     return counted;
   };
