@@ -158,7 +158,7 @@ export function createServices(options: ServicesOptions): Services {
   const livePrices = createLivePrices({ config, assetCache, redis, logger, registry });
   const localCallers = createVerifiedCallers({ ttlMs: config.authIdentityTtlMs });
   // With Redis, a token refused on one replica is forgotten on every one at once (stores/revocations.ts).
-  const revocations = redis && config.redisUrl ? shareRevocations(localCallers, { url: config.redisUrl, publisher: redis, logger }) : null;
+  const revocations = redis && config.redisUrl ? shareRevocations(localCallers, { url: config.redisUrl, publisher: redis, logger, ttlMs: config.authIdentityTtlMs }) : null;
 
   return {
     config,

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { LRUCache } from 'lru-cache';
 import { createRedisListener, type ListenerTimings } from '../events/redis-channel.js';
 import type { Logger } from '../logger.js';
 import type { VerifiedCallers } from './verified-callers.js';
@@ -14,6 +15,8 @@ export interface RevocationsOptions extends ListenerTimings {
   /** The shared client, which publishes (a subscribing connection cannot). */
   publisher: Redis;
   logger: Logger;
+  /** How long a replica may believe an identity (`AUTH_IDENTITY_TTL_MS`): a refusal not yet told is retried that long. */
+  ttlMs: number;
 }
 
 export interface SharedRevocations {
@@ -29,7 +32,8 @@ export interface SharedRevocations {
  * credentials' hash, never the token) and every replica forgets that identity on receipt. A message
  * missed while a replica's subscription was down is covered by forgetting every identity each time the
  * subscription is (re)established: that costs one `GET /v2/auth` per caller, while checking a Redis key
- * on every memo hit would cost a round trip on every request that reads the viewer.
+ * on every memo hit would cost a round trip on every request that reads the viewer. A refusal this
+ * replica could not publish is published when its connection is back (within the memo's lifetime).
  */
 export function shareRevocations(local: VerifiedCallers, options: RevocationsOptions): SharedRevocations {
   const { publisher, logger } = options;
@@ -42,18 +46,32 @@ export function shareRevocations(local: VerifiedCallers, options: RevocationsOpt
     },
     onSubscribed: () => local.forgetAllIdentities(),
   });
+  // Refusals this replica could not publish (its connection down while the others' may be up): told again when it is back.
+  const untold = new LRUCache<string, true>({ max: 10_000, ttl: Math.max(1, options.ttlMs) });
+  const tell = (hash: string) =>
+    publisher.publish(REVOCATIONS_TOPIC, JSON.stringify({ revoked: hash })).then(
+      () => void untold.delete(hash),
+      (err: unknown) => {
+        untold.set(hash, true);
+        logger.warn({ err }, 'revocations: could not tell the other replicas of a refused token yet');
+      },
+    );
+  const retell = () => {
+    for (const hash of [...untold.keys()]) void tell(hash);
+  };
+  publisher.on('ready', retell);
   return {
     verifiedCallers: {
       ...local,
       forgetIdentity(hash) {
         local.forgetIdentity(hash);
-        publisher.publish(REVOCATIONS_TOPIC, JSON.stringify({ revoked: hash })).catch((err: unknown) => {
-          // Redis away: so are the others' subscriptions, which forget every identity when it returns.
-          logger.warn({ err }, 'revocations: could not tell the other replicas of a refused token');
-        });
+        void tell(hash);
       },
     },
     start: () => listener.start(),
-    close: () => listener.close(),
+    async close() {
+      publisher.off('ready', retell);
+      await listener.close();
+    },
   };
 }

@@ -155,4 +155,21 @@ describe.runIf(needsRedis('test/response-cache/revoked-token.test.ts'))('a revok
     expect(again.errors).toBeUndefined();
     expect(r.sim.controls.counts()).toEqual({ 'alerts GET /v2/auth': 1 });
   });
+
+  it('tells the other replicas of a refusal seen while its own Redis connection was down, once it is back', async () => {
+    const key = subscriberKey({ authorization: r.b.viewerHeaders.authorization!, clientKey: r.b.viewerHeaders['x-service-client-key']! });
+    expect((await r.b.execute(WALLET, {}, r.b.viewerHeaders)).errors).toBeUndefined();
+    const aRedis = r.a.services.redis!;
+    aRedis.disconnect();
+    r.sim.alerts.revokeToken(r.sim.alerts.demo.token);
+    expect(refused(await r.a.execute(UNREAD, {}, r.a.viewerHeaders))).toBe(true);
+    expect(r.b.services.verifiedCallers.identity(key)).toBeDefined();
+
+    await aRedis.connect();
+    await expect.poll(() => r.b.services.verifiedCallers.identity(key), { timeout: 5_000 }).toBeUndefined();
+    r.sim.controls.resetCounts();
+    // A document B has not cached (A could not drop B's cached WALLET answer from Redis while away: that ends with its TTL).
+    expect(refused(await r.b.execute(IDENTITY, {}, r.b.viewerHeaders))).toBe(true);
+    expect(r.sim.controls.counts()).toEqual({ 'alerts GET /v2/auth': 1 });
+  });
 });
