@@ -52,8 +52,9 @@ export function shareRevocations(local: VerifiedCallers, options: RevocationsOpt
     publisher.publish(REVOCATIONS_TOPIC, JSON.stringify({ revoked: hash })).then(
       () => void untold.delete(hash),
       (err: unknown) => {
+        // Once per token: a revoked token retried while Redis is away would otherwise log each refusal.
+        if (!untold.has(hash)) logger.warn({ err }, 'revocations: could not tell the other replicas of a refused token yet');
         untold.set(hash, true);
-        logger.warn({ err }, 'revocations: could not tell the other replicas of a refused token yet');
       },
     );
   const retell = () => {
