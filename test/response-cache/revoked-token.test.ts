@@ -133,8 +133,9 @@ describe.runIf(needsRedis('test/response-cache/revoked-token.test.ts'))('a revok
 
     r.sim.alerts.revokeToken(r.sim.alerts.demo.token);
     expect(refused(await r.a.execute(UNREAD, {}, r.a.viewerHeaders))).toBe(true);
-    // The word travels by Redis pub/sub: B forgets the identity without any call of its own.
+    // The word travels by Redis pub/sub: B forgets the identity without any call of its own (and A dropped B's cached answer).
     await expect.poll(() => r.b.services.verifiedCallers.identity(key), { timeout: 5_000 }).toBeUndefined();
+    await expect.poll(() => r.probe.keys('gateway:rc2:*.*')).toEqual([]);
     r.sim.controls.resetCounts();
     expect(refused(await r.b.execute(WALLET, {}, r.b.viewerHeaders))).toBe(true);
     expect(r.sim.controls.counts()).toEqual({ 'alerts GET /v2/auth': 1 });
