@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { Redis } from 'ioredis';
 import { createClientAddress } from './client-address.js';
 import { createVerifiedCallers, type VerifiedCallers } from './stores/verified-callers.js';
+import { shareRevocations } from './stores/revocations.js';
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { tallyCounter, tallyHistogram } from './metrics.js';
 import type { Config, UpstreamUrls } from './config.js';
@@ -155,6 +156,9 @@ export function createServices(options: ServicesOptions): Services {
     : createIdempotencyStore();
   const events = createEventHub({ config, logger, registry });
   const livePrices = createLivePrices({ config, assetCache, redis, logger, registry });
+  const localCallers = createVerifiedCallers({ ttlMs: config.authIdentityTtlMs });
+  // With Redis, a token refused on one replica is forgotten on every one at once (stores/revocations.ts).
+  const revocations = redis && config.redisUrl ? shareRevocations(localCallers, { url: config.redisUrl, publisher: redis, logger, ttlMs: config.authIdentityTtlMs }) : null;
 
   return {
     config,
@@ -169,7 +173,7 @@ export function createServices(options: ServicesOptions): Services {
     livePrices,
     redis,
     upstreamHealth,
-    verifiedCallers: createVerifiedCallers({ ttlMs: config.authIdentityTtlMs }),
+    verifiedCallers: revocations?.verifiedCallers ?? localCallers,
     cursors,
     clientAddress: createClientAddress(config.trustedProxies),
     async start() {
@@ -177,6 +181,7 @@ export function createServices(options: ServicesOptions): Services {
       // 503 and new streams wait until this replica hears it (plugins/readiness.ts, events/hub.ts).
       void events.start().catch((err: unknown) => logger.error({ err }, 'events: could not start listening'));
       void livePrices.start().catch((err: unknown) => logger.error({ err }, 'live prices: could not start listening'));
+      void revocations?.start().catch((err: unknown) => logger.error({ err }, 'revocations: could not start listening'));
       cursorShare = redis ? shareCursorKey({ redis, signer: cursors, keys: signing, logger }) : undefined;
       // Not ready before the deployment's cursor key is known: a key of its own would sign cursors other replicas refuse.
       await Promise.all([marketIndex.start(), cursorShare?.ready]);
@@ -186,6 +191,7 @@ export function createServices(options: ServicesOptions): Services {
       cursorShare?.stop();
       await events.close();
       await livePrices.close();
+      await revocations?.close();
       // QUIT lets pending replies arrive; a connection that is not up is dropped at once rather than queued.
       if (redis?.status === 'ready') await redis.quit().catch(() => redis.disconnect());
       else redis?.disconnect();

@@ -42,7 +42,16 @@ export type RedisListener = ReturnType<typeof createRedisListener>;
  * heard or sent, and the connection subscribes again when it returns (the next probe checks it did).
  */
 export function createRedisListener<T = Event>(
-  options: ListenerTimings & { url: string; publisher: Redis; logger: Logger; deliver: (message: T) => void; topic?: string; name?: string },
+  options: ListenerTimings & {
+    url: string;
+    publisher: Redis;
+    logger: Logger;
+    deliver: (message: T) => void;
+    topic?: string;
+    name?: string;
+    /** Called after every SUBSCRIBE that succeeded (the first, and each after a reconnect): messages before it may have been missed. */
+    onSubscribed?: () => void;
+  },
 ) {
   const { url, publisher, logger, deliver } = options;
   // The live price feed listens the same way on a channel of its own (stores/live-prices/).
@@ -50,6 +59,10 @@ export function createRedisListener<T = Event>(
   const connectionName = options.name ?? 'gateway-events-sub';
   const verifyEveryMs = options.verifyEveryMs ?? 5000;
   const probeTimeoutMs = options.probeTimeoutMs ?? 1000;
+  const subscribe = async (client: Redis) => {
+    await client.subscribe(topic);
+    options.onSubscribed?.();
+  };
   const probes = new Map<string, () => void>();
   let verified = false;
   let closed = false;
@@ -78,7 +91,7 @@ export function createRedisListener<T = Event>(
     client.on('message', onMessage);
     let connectedBefore = false;
     client.on('ready', () => {
-      if (connectedBefore) void client.subscribe(topic).catch((err: unknown) => logger.warn({ err }, 'events: could not subscribe again after a reconnect'));
+      if (connectedBefore) void subscribe(client).catch((err: unknown) => logger.warn({ err }, 'events: could not subscribe again after a reconnect'));
       connectedBefore = true;
     });
     return client;
@@ -116,7 +129,7 @@ export function createRedisListener<T = Event>(
     for (let attempt = 0; !closed; attempt++) {
       try {
         await untilReady(subscriber, 2000);
-        await subscriber.subscribe(topic);
+        await subscribe(subscriber);
         const outcome = await probe();
         if (outcome === 'heard') return setVerified(true);
         if (outcome === 'deaf') {

@@ -23,6 +23,8 @@ export interface VerifiedCallers {
   rememberIdentity(credentialsHash: string, identity: Identity): void;
   /** Forgets the identity of credentials the alerts service has just refused (a revoked token). */
   forgetIdentity(credentialsHash: string): void;
+  /** Forgets every identity (a replica that may have missed a revocation believes none it remembered). */
+  forgetAllIdentities(): void;
   /** Whether a send with this app key (by its hash) succeeded lately. */
   knowsApp(apiKeyHash: string): boolean;
   rememberApp(apiKeyHash: string): void;
@@ -39,6 +41,7 @@ export function createVerifiedCallers(options: VerifiedCallersOptions): Verified
       if (options.ttlMs > 0) identities.set(hash, { walletAddress: identity.walletAddress });
     },
     forgetIdentity: (hash) => void identities.delete(hash),
+    forgetAllIdentities: () => identities.clear(),
     knowsApp: (hash) => options.ttlMs > 0 && apps.has(hash),
     rememberApp(hash) {
       if (options.ttlMs > 0) apps.set(hash, true);

@@ -1,6 +1,7 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.js';
 import { subscriberKey } from '../../src/credentials.js';
+import { REVOCATIONS_TOPIC } from '../../src/stores/revocations.js';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { startTestGateway, useRedisReplicas, type GraphQLResponse, type TestGateway } from '../helpers/gateway.js';
 import { needsRedis } from '../helpers/processes.js';
@@ -13,6 +14,8 @@ import { needsRedis } from '../helpers/processes.js';
 const CHANNELS = '{ viewer { id channels { key value verified } } }';
 const IDENTITY = '{ viewer { id } }';
 const UNREAD = '{ viewer { unreadCount } }';
+/** Needs only the identity: answered from the identity memo with no upstream call while it is believed. */
+const WALLET = '{ viewer { walletAddress wallet { address } } }';
 const TTL_MS = 300;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -94,6 +97,10 @@ describe('a revoked token (one gateway)', () => {
 
 describe.runIf(needsRedis('test/response-cache/revoked-token.test.ts'))('a revoked token (two replicas sharing Redis)', () => {
   const r = useRedisReplicas({ config: cacheConfig(60_000), resetEach: true });
+  // Both replicas listen for refusals before a test remembers anything (each forgets every identity when it subscribes).
+  beforeEach(async () => {
+    await expect.poll(async () => (await r.probe.pubsub('NUMSUB', REVOCATIONS_TOPIC))[1], { timeout: 10_000 }).toBe(2);
+  });
 
   it('loses on replica A the answers A cached, once replica B’s call with it was refused', async () => {
     const fromA = await r.a.execute(CHANNELS, {}, r.a.viewerHeaders);
@@ -107,10 +114,63 @@ describe.runIf(needsRedis('test/response-cache/revoked-token.test.ts'))('a revok
     expect(refused(await r.b.execute(UNREAD, {}, r.b.viewerHeaders))).toBe(true);
     // Dropped from Redis, where every replica reads it.
     await expect.poll(() => r.probe.keys('gateway:rc2:*.*')).toEqual([]);
-    // A executes: its channels call is refused (A's own identity memo may still name the viewer: it lives in each process).
+    // A has forgotten the identity too (B published the refusal): A asks who the token is, and is refused.
+    const key = subscriberKey({ authorization: r.a.viewerHeaders.authorization!, clientKey: r.a.viewerHeaders['x-service-client-key']! });
+    await expect.poll(() => r.a.services.verifiedCallers.identity(key), { timeout: 5_000 }).toBeUndefined();
+    r.sim.controls.resetCounts();
     const lastA = await r.a.execute(CHANNELS, {}, r.a.viewerHeaders);
     expect(lastA.errors?.[0]?.extensions?.['code']).toBe('UNAUTHENTICATED');
     expect(lastA.data?.['viewer']?.channels ?? null).toBeNull();
-    expect(r.sim.controls.count('alerts', 'GET /v2/channels')).toBe(1);
+    expect(r.sim.controls.counts()).toEqual({ 'alerts GET /v2/auth': 1 });
+  });
+
+  it('is refused on replica B at once when replica A saw the refusal, although B remembered the identity', async () => {
+    const key = subscriberKey({ authorization: r.b.viewerHeaders.authorization!, clientKey: r.b.viewerHeaders['x-service-client-key']! });
+    const fromB = await r.b.execute(WALLET, {}, r.b.viewerHeaders);
+    expect(fromB.errors).toBeUndefined();
+    await expect.poll(async () => (await r.probe.keys('gateway:rc2:*.*')).length).toBe(1);
+    expect(r.b.services.verifiedCallers.identity(key)).toBeDefined();
+
+    r.sim.alerts.revokeToken(r.sim.alerts.demo.token);
+    expect(refused(await r.a.execute(UNREAD, {}, r.a.viewerHeaders))).toBe(true);
+    // The word travels by Redis pub/sub: B forgets the identity without any call of its own (and A dropped B's cached answer).
+    await expect.poll(() => r.b.services.verifiedCallers.identity(key), { timeout: 5_000 }).toBeUndefined();
+    await expect.poll(() => r.probe.keys('gateway:rc2:*.*')).toEqual([]);
+    r.sim.controls.resetCounts();
+    expect(refused(await r.b.execute(WALLET, {}, r.b.viewerHeaders))).toBe(true);
+    expect(r.sim.controls.counts()).toEqual({ 'alerts GET /v2/auth': 1 });
+  });
+
+  it('forgets every remembered identity when its subscription returns after Redis was away (a revocation may have been missed)', async () => {
+    const key = subscriberKey({ authorization: r.b.viewerHeaders.authorization!, clientKey: r.b.viewerHeaders['x-service-client-key']! });
+    expect((await r.b.execute(WALLET, {}, r.b.viewerHeaders)).errors).toBeUndefined();
+    expect(r.b.services.verifiedCallers.identity(key)).toBeDefined();
+
+    await r.stopRedis();
+    await r.startRedis();
+    await expect.poll(() => r.b.services.verifiedCallers.identity(key), { timeout: 15_000 }).toBeUndefined();
+    // The next request verifies the token again: one call, and the answer as before.
+    await r.probe.flushall();
+    r.sim.controls.resetCounts();
+    const again = await r.b.execute(WALLET, {}, r.b.viewerHeaders);
+    expect(again.errors).toBeUndefined();
+    expect(r.sim.controls.counts()).toEqual({ 'alerts GET /v2/auth': 1 });
+  });
+
+  it('tells the other replicas of a refusal seen while its own Redis connection was down, once it is back', async () => {
+    const key = subscriberKey({ authorization: r.b.viewerHeaders.authorization!, clientKey: r.b.viewerHeaders['x-service-client-key']! });
+    expect((await r.b.execute(WALLET, {}, r.b.viewerHeaders)).errors).toBeUndefined();
+    const aRedis = r.a.services.redis!;
+    aRedis.disconnect();
+    r.sim.alerts.revokeToken(r.sim.alerts.demo.token);
+    expect(refused(await r.a.execute(UNREAD, {}, r.a.viewerHeaders))).toBe(true);
+    expect(r.b.services.verifiedCallers.identity(key)).toBeDefined();
+
+    await aRedis.connect();
+    await expect.poll(() => r.b.services.verifiedCallers.identity(key), { timeout: 5_000 }).toBeUndefined();
+    r.sim.controls.resetCounts();
+    // A document B has not cached (A could not drop B's cached WALLET answer from Redis while away: that ends with its TTL).
+    expect(refused(await r.b.execute(IDENTITY, {}, r.b.viewerHeaders))).toBe(true);
+    expect(r.sim.controls.counts()).toEqual({ 'alerts GET /v2/auth': 1 });
   });
 });
