@@ -1,11 +1,10 @@
-import type { MarketStatus, MarketType, Provider, TokenRef } from '../../models/common.js';
+import type { MarketStatus, MarketType } from '../../models/common.js';
 import type {
   ApyAverages,
   LendingMarket,
   LoopMarket,
   Market,
   MarketHistory,
-  MarketIncentive,
   MarketLimits,
   PerpetualMarket,
   PredictionMarket,
@@ -13,24 +12,11 @@ import type {
   YieldMarket,
 } from '../../models/market.js';
 import { boundedPassthrough } from '../../models/passthrough.js';
-import { assetIdForSolana } from '../assets/ids.js';
-import {
-  isObject,
-  isoFromSeconds,
-  mapEach,
-  Malformed,
-  optNumber,
-  optObject,
-  optString,
-  orNull,
-  reqNumber,
-  reqString,
-  type Raw,
-} from '../read.js';
-import type { RawMarket, RawMarketHistoryResponse, RawProvider, RawToken } from './types.js';
+import { isObject, isoFromSeconds, mapEach, optNumber, optObject, optString, orNull, reqNumber, reqString, type Raw } from '../read.js';
+import { mapActions, mapIncentives, mapProvider, mapToken, optToken } from './map-parts.js';
+import type { RawMarket, RawMarketHistoryResponse } from './types.js';
 
 /** Markets and their histories, raw to the gateway's models, with the spellings of their types and statuses both ways. */
-
 
 const MARKET_TYPES: Record<string, MarketType> = {
   yield: 'YIELD',
@@ -58,50 +44,6 @@ export function rawMarketType(type: MarketType): string {
 
 export function rawMarketStatus(status: MarketStatus): 'open' | 'closed' | 'settled' {
   return status.toLowerCase() as 'open' | 'closed' | 'settled';
-}
-
-export function mapToken(raw: RawToken | null | undefined, field = 'token'): TokenRef {
-  if (!isObject(raw)) throw new Malformed(field);
-  const address = reqString(raw.address, `${field}.address`);
-  return {
-    // Every token of the markets service is a Solana token.
-    assetId: assetIdForSolana(address),
-    address,
-    symbol: optString(raw.symbol) ?? '',
-    decimals: reqNumber(raw.decimals, `${field}.decimals`),
-    icon: optString(raw.icon),
-    name: optString(raw.name),
-  };
-}
-
-export function optToken(raw: RawToken | null | undefined, field: string): TokenRef | null {
-  return raw === undefined || raw === null ? null : orNull(() => mapToken(raw, field));
-}
-
-function mapProvider(raw: RawProvider): Provider {
-  if (!isObject(raw)) throw new Malformed('provider');
-  const providerId = reqString(raw.id, 'provider.id');
-  return { providerId, name: optString(raw.name) ?? providerId, icon: optString(raw.icon) };
-}
-
-/** `{ deposit: { blinkUrl } }` → `{ deposit: url }`; entries without a URL are left out. */
-export function mapActions(raw: unknown): Record<string, string> {
-  const actions: Record<string, string> = {};
-  if (!isObject(raw)) return actions;
-  for (const [name, blink] of Object.entries(raw)) {
-    const url = isObject(blink) ? optString(blink['blinkUrl']) : null;
-    if (url) actions[name] = url;
-  }
-  return actions;
-}
-
-function mapIncentives(raw: unknown): MarketIncentive[] {
-  return mapEach(raw, (r) => {
-    if (!isObject(r)) return null;
-    const side = r['type'] === 'deposit' ? 'DEPOSIT' : r['type'] === 'borrow' ? 'BORROW' : null;
-    if (!side) return null;
-    return { side, apy: reqNumber(r['apy'], 'rewards.apy'), token: mapToken(r['token'] as RawToken, 'rewards.token') };
-  });
 }
 
 const NO_LIMITS: MarketLimits = { maxDeposit: null, maxBorrow: null, maxLtv: null, liquidationLtv: null, liquidationPenalty: null };

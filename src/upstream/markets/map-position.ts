@@ -3,7 +3,8 @@ import type { Position, PositionHistory, PositionReward } from '../../models/pos
 import { boundedPassthrough } from '../../models/passthrough.js';
 import { assetIdForSolana } from '../assets/ids.js';
 import { isObject, mapEach, Malformed, optNumber, optObject, optString, orNull, reqNumber, reqString, type Raw } from '../read.js';
-import { mapActions, mapMarket, mapToken, marketStatus, marketType, optToken } from './map-market.js';
+import { mapMarket, marketStatus, marketType } from './map-market.js';
+import { mapActions, mapToken, optToken } from './map-parts.js';
 import type { RawMarket, RawPosition, RawPositionHistoryResponse } from './types.js';
 
 /** Positions and their histories, raw to the gateway's models; the markets they embed are mapped by map-market.ts. */
