@@ -42,7 +42,7 @@ const screen = screens(wallet.address).find((s) => s.name === name)!;
 
 // Production's configuration, as the throughput bench runs the gateway; generous deadlines so a loaded machine ends no run.
 const config = Object.freeze({
-  ...loadConfig({ NODE_ENV: 'production', RESPONSE_CACHE: cache ? 'on' : 'off', ALERTS_URL: urls.alerts, MARKETS_URL: urls.markets, ASSETS_URL: urls.assets }),
+  ...loadConfig({ NODE_ENV: 'production', SINGLE_REPLICA: 'true', RESPONSE_CACHE: cache ? 'on' : 'off', ALERTS_URL: urls.alerts, MARKETS_URL: urls.markets, ASSETS_URL: urls.assets }),
   logLevel: 'silent' as const,
   upstreamTimeoutMs: 60_000,
   assetsTimeoutMs: 60_000,

@@ -9,7 +9,8 @@ import { RIG_CORE, type Rig } from './types.js';
 /** Starts the simulator (seed 42, `subscribers` subscribers) on the rig's core, loads its fixtures and bundles the baseline. */
 export async function startRig(pinned: boolean, subscribers: number): Promise<{ sim: Proc; rig: Rig }> {
   const simPort = await freePort();
-  const baseEnv: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production' };
+  // One gateway process is measured at a time: it signs cursors with a key of its own.
+  const baseEnv: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: 'production', SINGLE_REPLICA: 'true' };
   delete baseEnv['REDIS_URL'];
   const sim = startNode(
     ['--import', 'tsx', join(ROOT, 'src/simulator/main.ts')],
