@@ -14,8 +14,7 @@
 import { fork } from 'node:child_process';
 import { createServer } from 'node:http';
 import { createAgent, createHttpClient, type GetOptions } from '../src/upstream/http.js';
-import { CallBudget } from '../src/upstream/budget.js';
-import { OperationDeadline } from '../src/upstream/deadline.js';
+import { CallBudget, OperationDeadline } from '../src/operation/index.js';
 
 if (process.argv[2] === 'serve') {
   const body = JSON.stringify({

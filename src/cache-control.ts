@@ -1,4 +1,4 @@
-import { FreshnessBound } from './upstream/scope.js';
+import { FreshnessBound } from './operation/index.js';
 
 /** The directives of a request's `Cache-Control` header the gateway acts on. */
 export interface RequestCacheControl {

@@ -3,8 +3,7 @@ import type { RequestCacheControl } from './cache-control.js';
 import type { Credentials } from './credentials.js';
 import type { Services } from './services.js';
 import type { DataSources } from './sources/index.js';
-import type { OperationDeadline } from './upstream/deadline.js';
-import type { CallScope } from './upstream/scope.js';
+import type { CallScope, OperationDeadline } from './operation/index.js';
 
 /**
  * The per-request values plugins hand on before the operation runs, in the server context. Yoga

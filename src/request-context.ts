@@ -8,10 +8,7 @@ import { AlertsSource } from './sources/alerts.js';
 import { AssetsSource } from './sources/assets.js';
 import { MarketsSource } from './sources/markets.js';
 import { requestIdOf } from './request-id.js';
-import { CallBudget } from './upstream/budget.js';
-import { OperationDeadline } from './upstream/deadline.js';
-import { UpstreamLedger } from './upstream/ledger.js';
-import type { CallScope } from './upstream/scope.js';
+import { CallBudget, type CallScope, OperationDeadline, UpstreamLedger } from './operation/index.js';
 
 /**
  * The per-request root: builds what one operation's resolvers get (Yoga's `context`, app.ts). It

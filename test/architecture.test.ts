@@ -81,6 +81,13 @@ describe('architecture', () => {
     expect(crossing).toEqual([]);
   });
 
+  it('reaches the operation module (scope, deadline, call budget, ledger) only through operation/index.ts from outside it', () => {
+    const deep = [...graph].flatMap(([from, targets]) =>
+      from.startsWith('operation/') ? [] : targets.filter((to) => to.startsWith('operation/') && to !== 'operation/index.ts').map((to) => `${from} → ${to}`),
+    );
+    expect(deep).toEqual([]);
+  });
+
   it('has no module that exists only to break a cycle', () => {
     expect(graph.has('deps.ts')).toBe(false);
   });

@@ -3,7 +3,7 @@ import type { Plugin } from 'graphql-yoga';
 import { Counter, type Registry } from 'prom-client';
 import type { Context, ServerContext } from '../context.js';
 import { subscriberKey } from '../credentials.js';
-import type { OperationDeadline } from '../upstream/deadline.js';
+import type { OperationDeadline } from '../operation/index.js';
 
 export interface CollapseOptions {
   /** Where `gateway_executions_total` (by `shared`: whether the operation shared another's execution) is registered. */

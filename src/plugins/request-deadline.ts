@@ -1,7 +1,7 @@
 import type { Plugin } from 'graphql-yoga';
 import type { ServerContext } from '../context.js';
 import { gatewayError } from '../errors.js';
-import { OperationDeadline } from '../upstream/deadline.js';
+import { OperationDeadline } from '../operation/index.js';
 
 const HEADER = 'x-request-timeout-ms';
 

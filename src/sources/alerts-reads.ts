@@ -3,7 +3,7 @@ import { subscriberKey } from '../credentials.js';
 import type { App, Channel, Identity, InboxPage, InboxSummary } from '../models/alerts.js';
 import type { Services } from '../services.js';
 import { UpstreamError, type SubscriberCredentials } from '../upstream/index.js';
-import type { CallScope } from '../upstream/scope.js';
+import type { CallScope } from '../operation/index.js';
 import { asError } from './common.js';
 
 /** What a mutation can make stale; `inbox` covers the inbox pages and the unread counts. */

@@ -3,7 +3,7 @@ import type { App, Channel, Identity, InboxPage, InboxSummary, SendNotification,
 import type { Services } from '../services.js';
 import { appKeyHash } from '../stores/verified-callers.js';
 import type { PushDevice, SubscriberCredentials, SubscriptionChange } from '../upstream/index.js';
-import type { CallScope } from '../upstream/scope.js';
+import type { CallScope } from '../operation/index.js';
 import { eventScope } from './common.js';
 import { createAlertsReads, refusesCredentials, type AlertsDataKind, type AlertsReads, type InboxPageKey } from './alerts-reads.js';
 

@@ -3,7 +3,7 @@ import type { AssetSearchPage, AssetView, PriceHistory, Resolution, TokenRef } f
 import type { Services } from '../services.js';
 import { isValidAssetId, type SearchAssetsParams } from '../upstream/index.js';
 import { assetFromToken, freshnessOf } from '../stores/asset-cache.js';
-import type { CallScope } from '../upstream/scope.js';
+import type { CallScope } from '../operation/index.js';
 import { asError, eventScope } from './common.js';
 
 /** One price series request: every argument that changes the upstream's answer. */

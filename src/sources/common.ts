@@ -1,4 +1,4 @@
-import type { CallScope } from '../upstream/scope.js';
+import type { CallScope } from '../operation/index.js';
 
 /** A DataLoader batch answers an Error for a key whose load failed: that key's load alone rejects. */
 export function asError(error: unknown): Error {

@@ -1,5 +1,5 @@
 import type { Freshness, FreshnessSource } from '../models/index.js';
-import type { FreshnessBound } from '../upstream/scope.js';
+import type { FreshnessBound } from '../operation/index.js';
 
 /**
  * How the shared stores (the market index, the asset cache) decide whether a copy they hold may serve

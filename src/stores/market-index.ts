@@ -2,7 +2,7 @@ import type { Registry } from 'prom-client';
 import type { Logger } from '../logger.js';
 import type { Market, Provider, TokenRef } from '../models/index.js';
 import type { Upstream } from '../upstream/index.js';
-import type { CallScope } from '../upstream/scope.js';
+import type { CallScope } from '../operation/index.js';
 import { sliceOf, type ListingFilter, type ListingSlice } from './markets/filters.js';
 import { createListingReader } from './markets/reader.js';
 import { IndexRefresher } from './markets/refresher.js';

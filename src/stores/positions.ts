@@ -10,9 +10,8 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { Config } from '../config.js';
 import { marketTokens, type Market, type Position, type TokenRef } from '../models/index.js';
-import { untilDeadline } from '../upstream/deadline.js';
+import { type CallScope, detached, untilDeadline } from '../operation/index.js';
 import type { Upstream } from '../upstream/index.js';
-import { detached, type CallScope } from '../upstream/scope.js';
 import { accepted } from './freshness.js';
 
 export interface PositionsStoreOptions {

@@ -3,7 +3,7 @@ import { UpstreamError, type ServiceName } from './errors.js';
 /**
  * Upstream bodies read within bounds: each route's answer is capped at what its contract can hold
  * (docs/upstream.md's limits, with room to spare), and the bytes of every body being read at once, all
- * calls together, within a process-wide budget. Past either, the call fails at once (the body is
+ * calls together, within a process-wide ceiling of bytes in flight. Past either, the call fails at once (the body is
  * dropped unread) with an `UpstreamError` its field reports, instead of the process holding it.
  * The reading itself is transport/send.ts's.
  */
@@ -51,10 +51,10 @@ export function positionsBodyLimit(wallets: number): number {
   return Math.min(16 * MiB, Math.max(1, wallets) * POSITIONS_BODY_LIMIT_PER_WALLET);
 }
 
-/** The process-wide budget's default, in bytes (`UPSTREAM_INFLIGHT_MAX_BYTES`). */
+/** The ceiling of bytes in flight by default, in bytes (`UPSTREAM_INFLIGHT_MAX_BYTES`). */
 export const DEFAULT_INFLIGHT_MAX_BYTES = 64 * MiB;
 
-/** The process-wide budget of upstream body bytes being read at once (`UPSTREAM_INFLIGHT_MAX_BYTES`). */
+/** The process-wide ceiling of upstream body bytes being read at once (`UPSTREAM_INFLIGHT_MAX_BYTES`). */
 export class InFlightBytes {
   #used = 0;
 
@@ -64,7 +64,7 @@ export class InFlightBytes {
     return this.#used;
   }
 
-  /** Takes `bytes` from the budget; false (nothing taken) when they do not fit. */
+  /** Takes `bytes` under the ceiling; false (nothing taken) when they do not fit. */
   take(bytes: number): boolean {
     if (this.#used + bytes > this.limit) return false;
     this.#used += bytes;
@@ -88,8 +88,8 @@ export function tooLarge(service: ServiceName, status: number, limit: number): U
   });
 }
 
-/** The process-wide budget is spent: says nothing of the upstream (the breaker does not count it). */
-export function overBudget(service: ServiceName, status: number): UpstreamError {
+/** The ceiling of bytes in flight is reached: says nothing of the upstream (the breaker does not count it). */
+export function inFlightBytesReached(service: ServiceName, status: number): UpstreamError {
   return new UpstreamError({
     service,
     kind: 'UNAVAILABLE',

@@ -1,18 +1,17 @@
 import { BrokenCircuitError } from 'cockatiel';
-import { deadlineExceeded } from './deadline.js';
+import { isDeadlineExceeded } from '../operation/index.js';
 import { UpstreamError, type ServiceName } from './errors.js';
 import { CallerAborted } from './transport/cancel.js';
-import { DeadlinePassed } from './transport/deadline.js';
 
 /**
  * Failures below HTTP (no answer, or an answer cut short), and how each becomes an `UpstreamError`.
  * The ends a layer puts to a call are the layer's own: `CallTimedOut` (transport/timeout.ts),
- * `DeadlinePassed` (transport/deadline.ts), `CallerAborted` (transport/cancel.ts).
+ * `CallerAborted` (transport/cancel.ts), and the operation's `deadlineExceeded` (operation/).
  */
 
 /** Ended by the operation (its client went away or its deadline passed), not by the upstream: says nothing of the upstream's health. */
 export function endedByCaller(error: unknown): boolean {
-  return error instanceof CallerAborted || error instanceof DeadlinePassed;
+  return error instanceof CallerAborted || isDeadlineExceeded(error);
 }
 
 // Errors raised before any response header arrived, where the request surely did not reach a handler
@@ -49,7 +48,6 @@ export function toUpstreamError(service: ServiceName, error: unknown, status: nu
   if (error instanceof CallerAborted) {
     return new UpstreamError({ service, kind: 'UNAVAILABLE', code: 'ABORTED', retryable: false, ...withStatus });
   }
-  if (error instanceof DeadlinePassed) return deadlineExceeded(service);
   if (error instanceof BrokenCircuitError) {
     return new UpstreamError({ service, kind: 'UNAVAILABLE', code: 'EOPENBREAKER', message: `${service} upstream circuit is open: failing fast` });
   }

@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { DEFAULT_BODY_LIMIT, ROUTE_BODY_LIMITS, type InFlightBytes } from './body.js';
 import type { ServiceName } from './errors.js';
-import type { CallScope } from './scope.js';
+import type { CallScope } from '../operation/index.js';
 import { budget } from './transport/budget.js';
 import { createBreaker, guardedBy, type BreakerOptions, type BreakerState } from './transport/breaker.js';
 import { UpstreamCall, compose } from './transport/call.js';
@@ -48,7 +48,7 @@ export interface HttpClientOptions {
   retry?: RetryOptions | false;
   onRequest?: (info: RequestInfo) => void;
   onBreakerStateChange?: (service: ServiceName, state: BreakerState) => void;
-  /** The process-wide budget of upstream body bytes being read at once (body.ts); absent: none. */
+  /** The process-wide ceiling of upstream body bytes being read at once (body.ts); absent: none. */
   inFlight?: InFlightBytes;
   /** `false`: identical GETs in flight are not shared (each makes its own call). */
   shareGets?: boolean;
@@ -148,7 +148,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         }),
       ) as Promise<T>;
     } catch (error) {
-      // A call refused before it was made (no time left, no budget left).
+      // A call refused before it was made (no time left, no call left in the budget).
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
   }

@@ -50,7 +50,7 @@ export interface Upstream {
   assets: AssetsClient;
   /** Present when `assetsFallbackUrl` is configured. */
   assetsFallback: AssetsClient | null;
-  /** The budget of upstream body bytes being read, shared by every client. */
+  /** The ceiling of upstream body bytes being read at once, shared by every client. */
   inFlight: InFlightBytes;
   /** Stops the breakers and closes the shared pool (when this module built it). */
   close(): Promise<void>;

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, test, vi } from 'vitest';
 import { AssetsSource } from '../../src/sources/assets.js';
 import type { TokenRef } from '../../src/models/index.js';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
-import { CallBudget } from '../../src/upstream/budget.js';
+import { CallBudget } from '../../src/operation/index.js';
 import { startTestGateway, type GraphQLResponse, type TestGateway, type TestGatewayOptions } from '../helpers/gateway.js';
 
 const SOL = 'solana:So11111111111111111111111111111111111111112';

@@ -3,9 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { MockAgent } from 'undici';
 import { buildQuery, createAgent, createHttpClient, path, retryAfter, UpstreamError, type BreakerOptions } from '../../src/upstream/http.js';
-import { CallBudget } from '../../src/upstream/budget.js';
-import { OperationDeadline } from '../../src/upstream/deadline.js';
-import { UpstreamLedger } from '../../src/upstream/ledger.js';
+import { CallBudget, OperationDeadline, UpstreamLedger } from '../../src/operation/index.js';
 import { headersOf, lastCall, ORIGIN, testClient, useMockAgent } from './helpers.js';
 
 let agent: MockAgent;

@@ -2,8 +2,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CallBudget } from '../../src/upstream/budget.js';
-import { OperationDeadline } from '../../src/upstream/deadline.js';
+import { CallBudget, OperationDeadline } from '../../src/operation/index.js';
 import { createHttpClient, type BreakerState, type HttpClient } from '../../src/upstream/http.js';
 import { DEFAULT_CALLS_IN_FLIGHT_PER_OPERATION } from '../../src/upstream/transport/lanes.js';
 

@@ -1,8 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Asset } from '../../models/index.js';
-import { deadlineExceeded } from '../../upstream/deadline.js';
+import { assertMayCall, detached, type CallScope } from '../../operation/index.js';
 import type { AssetsClient } from '../../upstream/index.js';
-import { detached, type CallScope } from '../../upstream/scope.js';
 
 /** Which assets service a copy came from. */
 export type Origin = 'primary' | 'fallback';
@@ -60,8 +59,7 @@ export function createCopies(o: CopiesOptions): Copies {
       if (!pending) {
         // An operation past its call budget or out of time is refused here, alone: as the shared call,
         // its refusal would reach every request that joins it.
-        scope?.budget?.assertLeft('assets');
-        if (scope?.deadline && scope.deadline.remainingMs() <= 0) throw deadlineExceeded('assets');
+        assertMayCall(scope, 'assets');
         pending = client
           .getAsset(assetId, { scope: detached(scope) })
           .then((asset) => {

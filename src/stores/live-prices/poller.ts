@@ -1,5 +1,5 @@
 import type { Logger } from '../../logger.js';
-import { FreshnessBound } from '../../upstream/scope.js';
+import { FreshnessBound } from '../../operation/index.js';
 import type { AssetCache } from '../asset-cache.js';
 import type { Leases } from './leases.js';
 import { staleTick, tickOf, type PriceTick } from './tick.js';

@@ -1,7 +1,7 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { Market } from '../../models/index.js';
 import type { Logger } from '../../logger.js';
-import { untilDeadline, type OperationDeadline } from '../../upstream/deadline.js';
+import { type OperationDeadline, untilDeadline } from '../../operation/index.js';
 import { UpstreamError } from '../../upstream/errors.js';
 import type { ListingReader } from './reader.js';
 import { buildSnapshot, type Snapshot } from './snapshot.js';

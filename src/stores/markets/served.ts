@@ -1,7 +1,6 @@
 import type { Freshness, FreshnessSource, Market } from '../../models/index.js';
 import type { Logger } from '../../logger.js';
-import { untilDeadline } from '../../upstream/deadline.js';
-import type { CallScope, FreshnessBound } from '../../upstream/scope.js';
+import { type CallScope, type FreshnessBound, untilDeadline } from '../../operation/index.js';
 import { accepted, freshnessAt } from '../freshness.js';
 import { INDEX_PAGE_SIZE } from './reader.js';
 import type { IndexRefresher } from './refresher.js';

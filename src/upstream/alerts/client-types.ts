@@ -9,7 +9,7 @@ import type {
   SubscriptionChannel,
   TelegramChannelSetup,
 } from '../../models/alerts.js';
-import type { CallScope } from '../scope.js';
+import type { CallScope } from '../../operation/index.js';
 
 /** The caller's own credentials, forwarded as received on every subscriber call. The client keeps none. */
 export interface SubscriberCredentials {

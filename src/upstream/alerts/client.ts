@@ -24,7 +24,7 @@ import type {
   RawSubscriptionBody,
   RawTelegramPrepared,
 } from './types.js';
-import { detached, type CallScope } from '../scope.js';
+import { type CallScope, detached } from '../../operation/index.js';
 import type { AlertsClient, PushDevice, SubscriberCredentials, SubscriptionChange } from './client-types.js';
 
 /** The headers of one caller's calls, built once per credentials object (a request's every call shares them, and so its calls' merged headers and sharing key). */

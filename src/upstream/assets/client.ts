@@ -7,7 +7,7 @@ import { PRICE_HISTORY_RESOLUTIONS, resolutionParam } from '../resolution.js';
 import { isValidAssetId } from './ids.js';
 import { mapAsset, mapPriceHistory, mapSearch, rawAssetType } from './map.js';
 import type { RawAsset, RawAssetHistoryResponse, RawSearchResponse } from './types.js';
-import type { CallScope } from '../scope.js';
+import type { CallScope } from '../../operation/index.js';
 
 export interface SearchAssetsParams {
   /** Matches name, symbol or tag, case-insensitive. */

@@ -15,7 +15,7 @@ import type {
   RawPositionHistoryResponse,
   RawPositionsResponse,
 } from './types.js';
-import type { CallScope } from '../scope.js';
+import type { CallScope } from '../../operation/index.js';
 
 /** Most market ids one history call takes. */
 export const MAX_HISTORY_MARKETS = 50;

@@ -48,7 +48,7 @@ export interface Breaker {
  */
 function countsAsFailure(error: unknown): boolean {
   if (endedByCaller(error)) return false;
-  // The gateway's own budget of bytes in flight says nothing of the upstream.
+  // The gateway's own ceiling of bytes in flight says nothing of the upstream.
   if (error instanceof UpstreamError) return error.kind === 'UNAVAILABLE' && error.code !== 'EINFLIGHTBYTES';
   return true;
 }

@@ -1,5 +1,5 @@
 import type { ServiceName } from '../errors.js';
-import type { CallScope } from '../scope.js';
+import type { CallScope } from '../../operation/index.js';
 
 /**
  * One upstream call as it passes through the transport layers: what to send, and what the layers

@@ -1,11 +1,11 @@
 import type { Dispatcher } from 'undici';
-import { ERROR_BODY_LIMIT, overBudget, tooLarge, type InFlightBytes } from '../body.js';
+import { ERROR_BODY_LIMIT, inFlightBytesReached, tooLarge, type InFlightBytes } from '../body.js';
 import { parseAnswer, statusFailure, type ResponseHeaders } from '../status.js';
 import type { Endable, Send, UpstreamCall } from './call.js';
 
 /**
  * The innermost step: one request on the shared undici dispatcher, its body read whole within its cap
- * and the process-wide budget (body.ts), its answer parsed or turned into the failure its status means
+ * and the process-wide ceiling of bytes in flight (body.ts), its answer parsed or turned into the failure its status means
  * (status.ts). A dispatch handler rather than undici's `request()`: no body stream, no AbortSignal per
  * call; ending the call aborts the dispatch through its controller.
  */
@@ -21,7 +21,7 @@ class Exchange implements Dispatcher.DispatchHandler, Endable {
   #reject!: (error: Error) => void;
   #settled = false;
   #chunks: Buffer[] = [];
-  /** Bytes read, all taken from the in-flight budget until the exchange settles. */
+  /** Bytes read, all counted in the bytes in flight until the exchange settles. */
   #bytes = 0;
   #limit = 0;
   #ok = false;
@@ -72,7 +72,7 @@ class Exchange implements Dispatcher.DispatchHandler, Endable {
     if (this.#settled) return;
     const call = this.#call;
     if (this.#bytes + chunk.length > this.#limit) return this.#overCap(controller, tooLarge(call.service, call.status!, this.#limit));
-    if (this.#inFlight && !this.#inFlight.take(chunk.length)) return this.#overCap(controller, overBudget(call.service, call.status!));
+    if (this.#inFlight && !this.#inFlight.take(chunk.length)) return this.#overCap(controller, inFlightBytesReached(call.service, call.status!));
     this.#bytes += chunk.length;
     this.#chunks.push(chunk);
   }
@@ -82,7 +82,7 @@ class Exchange implements Dispatcher.DispatchHandler, Endable {
     const chunks = this.#chunks;
     const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, this.#bytes).toString('utf8');
     this.#chunks = [];
-    // The bytes count in the budget until parsed: a parse doubles what the text holds.
+    // The bytes count as in flight until parsed: a parse doubles what the text holds.
     try {
       this.#answer(text);
     } catch (error) {
@@ -96,7 +96,7 @@ class Exchange implements Dispatcher.DispatchHandler, Endable {
     this.#fail(error);
   }
 
-  /** A body past its cap or the budget: a 2xx fails with `failure`; an error answer is read as empty. The request is dropped. */
+  /** A body past its cap or the ceiling of bytes in flight: a 2xx fails with `failure`; an error answer is read as empty. The request is dropped. */
   #overCap(controller: Dispatcher.DispatchController, failure: Error): void {
     if (this.#ok) this.#fail(failure);
     else this.#answer('');

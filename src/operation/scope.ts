@@ -1,3 +1,4 @@
+import type { ServiceName } from '../upstream/errors.js';
 import type { CallBudget } from './budget.js';
 import type { OperationDeadline } from './deadline.js';
 import type { UpstreamLedger } from './ledger.js';
@@ -5,7 +6,8 @@ import type { UpstreamLedger } from './ledger.js';
 /**
  * What one GraphQL operation hands to every upstream call made for it. Built once per operation by
  * the per-request root (`src/request-context.ts`), held by the request's data sources (`src/sources/`),
- * and given to each client method, which passes it to the transport layers. Passed explicitly, never held in async-local storage: the call
+ * and given to each client method, which passes it to the transport (`upstream/transport/`), where
+ * each part is enforced on every call. Passed explicitly, never held in async-local storage: the call
  * path shows what an operation's calls share.
  *
  * Meant to grow: a trace context belongs here too, as an optional field that the HTTP layer reads the same way.
@@ -63,4 +65,14 @@ export function detached(scope: CallScope | undefined): CallScope {
   if (!scope?.signal && !scope?.deadline) return scope ?? {};
   const { signal: _signal, deadline: _deadline, ...rest } = scope;
   return rest;
+}
+
+/**
+ * Throws when the operation may start no call to `service`: its budget is spent (`TOO_MANY_CALLS`) or
+ * its deadline passed (`DEADLINE`). Asked before work other requests may join, so that the refusal is
+ * this operation's alone.
+ */
+export function assertMayCall(scope: CallScope | undefined, service: ServiceName): void {
+  scope?.budget?.assertLeft(service);
+  scope?.deadline?.assertLeft(service);
 }

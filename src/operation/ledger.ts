@@ -1,5 +1,5 @@
 import type { CallBudget } from './budget.js';
-import type { ServiceName } from './errors.js';
+import type { ServiceName } from '../upstream/errors.js';
 
 /** One upstream call as the ledger shows it: the route template, never a URL, header, query value or host. */
 export interface LedgerCall {

@@ -1,10 +1,10 @@
-import { UpstreamError, type ServiceName } from './errors.js';
+import { UpstreamError, type ServiceName } from '../upstream/errors.js';
 
 /**
  * The time one operation has, from when the gateway received its request (the client's
  * `X-Request-Timeout-Ms`, capped, or the default). Every upstream call made for the operation gets at
- * most the time left (transport/deadline.ts); a wait on a call shared with other requests stops at it without ending
- * that call (`untilDeadline`). A plain clock reading: no timer runs until something waits.
+ * most the time left; a wait on work shared with other requests stops at it without ending that work
+ * (`untilDeadline`). A plain clock reading: no timer runs until something waits.
  */
 export class OperationDeadline {
   /** `performance.now()` at which the time is up. */
@@ -21,9 +21,18 @@ export class OperationDeadline {
   remainingMs(): number {
     return Math.max(0, this.at - performance.now());
   }
+
+  /** Throws `service`'s `DEADLINE` failure once no time is left: nothing is started for an operation out of time. */
+  assertLeft(service: ServiceName): void {
+    if (this.at <= performance.now()) throw deadlineExceeded(service);
+  }
 }
 
-/** The failure of a call, or of a wait, that the operation's deadline ended: `reason: "DEADLINE"` to the client. */
+/**
+ * The one failure of a passed deadline, whoever noticed it (a call refused, a call or a wait ended by
+ * its timer): `reason: "DEADLINE"` to the client. The operation ended it, not the upstream, so no
+ * breaker counts it as the upstream's failure.
+ */
 export function deadlineExceeded(service: ServiceName): UpstreamError {
   return new UpstreamError({
     service,
