@@ -108,9 +108,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       options.shareGets === false ? null : share(defaultHeaders),
       breaker && guardedBy(breaker),
       timeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
-      options.retry === false ? null : retry(options.retry),
     ],
-    createSend(options.agent, base.origin, options.inFlight),
+    // The one retry of a GET is decided where a request fails, inside the dispatch step.
+    createSend(options.agent, base.origin, options.inFlight, options.retry === false ? undefined : retry(options.retry)),
   );
 
   // A caller's frozen headers (one object per caller and request: alerts/client.ts) merged once, so

@@ -56,10 +56,22 @@ function countsAsFailure(error: unknown): boolean {
 export function createBreaker(opts: BreakerOptions, onState?: (state: BreakerState) => void): Breaker {
   const resetTimeoutMs = opts.resetTimeoutMs ?? 10_000;
   const counts = new WindowAndStreak(opts);
-  const policy = circuitBreaker(
-    handleWhen((error) => countsAsFailure(error) || (endedByCaller(error) && policy.state === CircuitState.HalfOpen)),
-    { halfOpenAfter: resetTimeoutMs, breaker: counts },
-  );
+  // Decides, once per failed call, whether the upstream failed; what does not count is written down
+  // here too, so that a call enters cockatiel's policy and nothing else (no wrapper awaits its outcome).
+  const counted = (error: unknown): boolean => {
+    if (countsAsFailure(error)) return true;
+    const trial = policy.state === CircuitState.HalfOpen;
+    if (endedByCaller(error)) {
+      // A trial its caller abandoned has not shown the upstream healthy: the circuit opens again.
+      if (trial) return true;
+      counts.abandoned();
+    } else if (!trial) {
+      // Not a failure of the upstream: a call that did not fail, as the window always has (a trial's closes the circuit instead).
+      counts.success(CircuitState.Closed);
+    }
+    return false;
+  };
+  const policy = circuitBreaker(handleWhen(counted), { halfOpenAfter: resetTimeoutMs, breaker: counts });
 
   // cockatiel half-opens lazily, on the first call after `halfOpenAfter`; the state is reported when
   // the circuit starts admitting that trial call (1 ms late, so that the call then surely is one).
@@ -83,22 +95,10 @@ export function createBreaker(opts: BreakerOptions, onState?: (state: BreakerSta
   });
 
   return {
-    async run(call) {
+    run(call) {
       // One trial at a time: the other calls fail fast rather than wait for it (cockatiel would queue them).
-      if (policy.state === CircuitState.HalfOpen) throw new BrokenCircuitError();
-      const trial = policy.state !== CircuitState.Closed;
-      try {
-        return await policy.execute(call);
-      } catch (error) {
-        if (error instanceof BrokenCircuitError || countsAsFailure(error)) throw error;
-        // Not a failure of the upstream: counted as a call that did not fail, as the window always has.
-        if (endedByCaller(error)) {
-          if (!trial) counts.abandoned();
-        } else {
-          counts.success(CircuitState.Closed);
-        }
-        throw error;
-      }
+      if (policy.state === CircuitState.HalfOpen) return Promise.reject(new BrokenCircuitError());
+      return policy.execute(call);
     },
     close: () => clearTimeout(halfOpenTimer),
   };

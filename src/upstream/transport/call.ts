@@ -3,12 +3,24 @@ import type { CallScope } from '../../operation/index.js';
 
 /**
  * One upstream call as it passes through the transport layers: what to send, and what the layers
- * learn and decide about it. One object per call, so that no layer needs a closure of its own per call.
+ * learn and decide about it. One object per call, so that no layer needs a closure or a promise of its
+ * own per call: a layer that holds something while the call runs puts it here, and it is let go when
+ * the answer arrives (`release`, `stopTimer`).
  */
 
 /** Something in progress for a call that ending the call must stop: its dispatch, its pause before a retry, its wait on a shared call. */
 export interface Endable {
   end(reason: Error): void;
+}
+
+/** What ends a call at its time (timeout.ts), stopped once its answer arrived. */
+export interface CallTimer {
+  stop(call: UpstreamCall): void;
+}
+
+/** A place a call holds while its caller waits (its turn in its operation's lane: lanes.ts). */
+export interface Held {
+  release(): void;
 }
 
 export interface CallSpec {
@@ -52,6 +64,10 @@ export class UpstreamCall implements CallSpec, Endable {
   endsAt = Infinity;
   /** Why the call was ended before its answer (its timeout, its operation's deadline, its caller's abort); set once. */
   endedBy: Error | undefined = undefined;
+  /** The calls its caller's abort ends, this one among them while it runs (cancel.ts). */
+  listening: Set<UpstreamCall> | undefined = undefined;
+  held: Held | undefined = undefined;
+  timer: CallTimer | undefined = undefined;
   #running: Endable | undefined = undefined;
 
   constructor(spec: CallSpec) {
@@ -78,6 +94,20 @@ export class UpstreamCall implements CallSpec, Endable {
   runs(work: Endable): void {
     this.#running = work;
     if (this.endedBy) work.end(this.endedBy);
+  }
+
+  /** Its caller has the answer: the abort and the lane it was listed in let it go. */
+  release(): void {
+    this.listening?.delete(this);
+    this.listening = undefined;
+    this.held?.release();
+    this.held = undefined;
+  }
+
+  /** Its last request is over: nothing is left for its timer to end. */
+  stopTimer(): void {
+    this.timer?.stop(this);
+    this.timer = undefined;
   }
 }
 

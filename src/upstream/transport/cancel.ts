@@ -1,4 +1,4 @@
-import type { Layer, Send, UpstreamCall } from './call.js';
+import type { Layer, UpstreamCall } from './call.js';
 
 /** The operation the call was made for went away (its scope's signal aborted: `ABORTED`). */
 export class CallerAborted extends Error {
@@ -28,24 +28,13 @@ function abortedByCaller(call: UpstreamCall): void {
 
 /**
  * The caller's abort ends its call: the request in flight, or its wait on a shared call (share.ts),
- * which goes on for the others. Calls without a signal pass straight through.
+ * which goes on for the others. The call is listed under its signal until its caller has the answer
+ * (`UpstreamCall.release`, by the ledger layer): no promise of its own. Calls without a signal pass straight through.
  */
 export const cancel: Layer = (next) =>
   function cancellable(call) {
     const signal = call.scope?.signal;
-    if (!signal) return next(call);
-    if (signal.aborted) {
-      abortedByCaller(call);
-      return next(call);
-    }
-    return whileListening(next, call, callsOf(signal));
+    if (signal?.aborted) abortedByCaller(call);
+    else if (signal) (call.listening = callsOf(signal)).add(call);
+    return next(call);
   };
-
-async function whileListening(next: Send, call: UpstreamCall, calls: Set<UpstreamCall>): Promise<unknown> {
-  calls.add(call);
-  try {
-    return await next(call);
-  } finally {
-    calls.delete(call);
-  }
-}

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { Endable, Layer, Send, UpstreamCall } from './call.js';
+import type { Endable, Held, Layer, Send, UpstreamCall } from './call.js';
 import { passDeadline } from './deadline.js';
 
 /**
@@ -29,7 +29,8 @@ export function lanes(maxInFlight: number): Layer {
 /** Default of `lanes`: half the pool's 64 connections per origin (agent.ts); a dashboard of 25 wallets still asks for their positions at once. */
 export const DEFAULT_CALLS_IN_FLIGHT_PER_OPERATION = 32;
 
-class Lane {
+/** One operation's calls to one service: a call holds its place until its caller has the answer (`UpstreamCall.release`). */
+class Lane implements Held {
   #running = 0;
   readonly #waiting: Waiting[] = [];
 
@@ -49,16 +50,17 @@ class Lane {
 
   #start(call: UpstreamCall): Promise<unknown> {
     this.#running += 1;
-    let sent: Promise<unknown>;
+    call.held = this;
     try {
-      sent = this.next(call);
+      return this.next(call);
     } catch (error) {
-      sent = Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
-    return sent.finally(() => {
-      this.#running -= 1;
-      this.#next();
-    });
+  }
+
+  release(): void {
+    this.#running -= 1;
+    this.#next();
   }
 
   /** The first waiting call whose time has not run out goes; those whose time ran out (their timers not yet fired) end now. */

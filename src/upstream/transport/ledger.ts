@@ -22,24 +22,36 @@ export interface RequestInfo {
 /**
  * Writes down every call it lets through, as its caller saw it (a wait on a shared call is its
  * caller's call): to `onRequest` (metrics, logs) and to the operation's ledger when it keeps one
- * (ledger.ts). Every failure leaves it as the `UpstreamError` it wrote down (failures.ts).
+ * (operation/ledger.ts). Every failure leaves it as the `UpstreamError` it wrote down (failures.ts).
+ * The one step that waits for the caller's answer: the layers inside it hold what they need on the
+ * call, let go here (`UpstreamCall.release`), rather than each awaiting the answer with a promise of its own.
  */
 export function ledger(onRequest: ((info: RequestInfo) => void) | undefined): Layer {
   return (next) =>
-    async function written(call) {
+    function written(call) {
       const started = performance.now();
+      let sent: Promise<unknown>;
       try {
-        const value = await next(call);
-        if (onRequest || call.scope?.ledger) {
-          const { service, method, route, status, attempts } = call;
-          write(call, { service, method, route, status, durationMs: performance.now() - started, attempts });
-        }
-        return value;
+        sent = next(call);
       } catch (error) {
-        const failure = toUpstreamError(call.service, error, call.status);
-        if (onRequest || call.scope?.ledger) write(call, failed(call, failure, performance.now() - started));
-        throw failure;
+        sent = Promise.reject(error instanceof Error ? error : new Error(String(error)));
       }
+      return sent.then(
+        (value) => {
+          call.release();
+          if (onRequest || call.scope?.ledger) {
+            const { service, method, route, status, attempts } = call;
+            write(call, { service, method, route, status, durationMs: performance.now() - started, attempts });
+          }
+          return value;
+        },
+        (error: unknown) => {
+          call.release();
+          const failure = toUpstreamError(call.service, error, call.status);
+          if (onRequest || call.scope?.ledger) write(call, failed(call, failure, performance.now() - started));
+          throw failure;
+        },
+      );
     };
 
   function write(call: UpstreamCall, info: RequestInfo): void {

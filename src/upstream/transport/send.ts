@@ -2,23 +2,39 @@ import type { Dispatcher } from 'undici';
 import { ERROR_BODY_LIMIT, inFlightBytesReached, tooLarge, type InFlightBytes } from '../body.js';
 import { parseAnswer, statusFailure, type ResponseHeaders } from '../status.js';
 import type { Endable, Send, UpstreamCall } from './call.js';
+import { Pause, type RetryPolicy } from './retry.js';
 
 /**
  * The innermost step: one request on the shared undici dispatcher, its body read whole within its cap
- * and the process-wide ceiling of bytes in flight (body.ts), its answer parsed or turned into the failure its status means
- * (status.ts). A dispatch handler rather than undici's `request()`: no body stream, no AbortSignal per
- * call; ending the call aborts the dispatch through its controller.
+ * and the process-wide ceiling of bytes in flight (body.ts), its answer parsed or turned into the
+ * failure its status means (status.ts), and the one retry `retry` allows. A dispatch handler rather
+ * than undici's `request()`: no body stream, no AbortSignal per call; ending the call aborts the
+ * dispatch through its controller. One promise per call, whatever its tries.
  */
-export function createSend(agent: Dispatcher, origin: string, inFlight: InFlightBytes | undefined): Send {
-  return (call) => new Exchange(call, inFlight).send(agent, origin);
+export function createSend(agent: Dispatcher, origin: string, inFlight: InFlightBytes | undefined, retry: RetryPolicy | undefined): Send {
+  const link: Link = { agent, origin, inFlight, retry };
+  return (call) =>
+    new Promise((resolve, reject) => {
+      new Exchange(call, link, resolve, reject).send();
+    });
 }
 
+/** What every exchange of one client shares. */
+interface Link {
+  agent: Dispatcher;
+  origin: string;
+  inFlight: InFlightBytes | undefined;
+  retry: RetryPolicy | undefined;
+}
+
+/** One request of a call (a retry is a second exchange settling the same promise). */
 class Exchange implements Dispatcher.DispatchHandler, Endable {
   readonly #call: UpstreamCall;
+  readonly #link: Link;
   readonly #inFlight: InFlightBytes | undefined;
   #controller: Dispatcher.DispatchController | undefined = undefined;
-  #resolve!: (value: unknown) => void;
-  #reject!: (error: Error) => void;
+  readonly #resolve: (value: unknown) => void;
+  readonly #reject: (error: Error) => void;
   #settled = false;
   #chunks: Buffer[] = [];
   /** Bytes read, all counted in the bytes in flight until the exchange settles. */
@@ -27,27 +43,26 @@ class Exchange implements Dispatcher.DispatchHandler, Endable {
   #ok = false;
   #headers: ResponseHeaders = {};
 
-  constructor(call: UpstreamCall, inFlight: InFlightBytes | undefined) {
+  constructor(call: UpstreamCall, link: Link, resolve: (value: unknown) => void, reject: (error: Error) => void) {
     this.#call = call;
-    this.#inFlight = inFlight;
+    this.#link = link;
+    this.#inFlight = link.inFlight;
+    this.#resolve = resolve;
+    this.#reject = reject;
   }
 
-  send(agent: Dispatcher, origin: string): Promise<unknown> {
-    const answer = new Promise<unknown>((resolve, reject) => {
-      this.#resolve = resolve;
-      this.#reject = reject;
-    });
+  send(): void {
     const call = this.#call;
     call.attempts += 1;
     call.runs(this);
     // The request id is added here, below the sharing of GETs (share.ts), which keys calls by their headers.
     const headers = call.requestId ? { ...call.headers, 'x-request-id': call.requestId } : call.headers;
-    if (!this.#settled) agent.dispatch({ origin, path: call.path, method: call.method, headers, body: call.body }, this);
-    return answer;
+    if (!this.#settled) this.#link.agent.dispatch({ origin: this.#link.origin, path: call.path, method: call.method, headers, body: call.body }, this);
   }
 
   /** The call was ended (timeout, deadline, caller): fails at once, and aborts the request once undici started it. */
   end(reason: Error): void {
+    if (this.#settled) return;
     this.#fail(reason);
     this.#controller?.abort(reason);
   }
@@ -110,13 +125,25 @@ class Exchange implements Dispatcher.DispatchHandler, Endable {
     call.onBytes?.(this.#bytes);
     const value = parseAnswer(call.service, call.method, call.status!, text);
     this.#settle();
+    call.stopTimer();
     this.#resolve(value);
   }
 
   #fail(error: Error): void {
     if (this.#settled) return;
     this.#settle();
-    this.#reject(error);
+    const call = this.#call;
+    const pause = this.#link.retry?.(call, error);
+    if (pause === undefined) {
+      call.stopTimer();
+      this.#reject(error);
+      return;
+    }
+    const again = () => new Exchange(call, this.#link, this.#resolve, this.#reject).send();
+    new Pause(call, pause, again, (reason) => {
+      call.stopTimer();
+      this.#reject(reason);
+    });
   }
 
   #settle(): void {
