@@ -66,6 +66,12 @@ describe('the per-call timeout, one timer per client', () => {
     const http = createHttpClient({ service: 'markets', baseUrl: base, agent, breaker: false, retry: false, timeoutMs: 60_000 });
     const scope = { deadline: new OperationDeadline(100), budget: new CallBudget(10) };
     expect(await codeOf(http.get('/slow/deadline', { scope }))).toBe('DEADLINE');
+    // Its calls share one timer: each ends there, a POST (never shared) as well as a GET.
+    const operation = { deadline: new OperationDeadline(150), budget: new CallBudget(10) };
+    const started = performance.now();
+    const codes = await Promise.all([codeOf(http.get('/slow/a', { scope: operation })), codeOf(http.post('/slow/b', { scope: operation })), codeOf(http.get('/fast/c', { scope: operation }))]);
+    expect(codes).toEqual(['DEADLINE', 'DEADLINE', 'answered']);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(150 - 1);
     http.close();
     await agent.destroy();
   });

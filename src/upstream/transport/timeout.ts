@@ -1,3 +1,4 @@
+import type { OperationDeadline } from '../../operation/index.js';
 import type { CallTimer, Layer, UpstreamCall } from './call.js';
 import { passDeadline } from './deadline.js';
 
@@ -12,8 +13,9 @@ export class CallTimedOut extends Error {
 /**
  * Ends each call after `timeoutMs`, or when its operation's deadline passes if that comes first
  * (deadline.ts). The calls of one client all get the same timeout, so they end in the order they
- * started: one timer for the earliest serves them all (`Expiry`). A call whose deadline comes sooner
- * gets a timer of its own. Either is stopped when the call's last request is over (send.ts).
+ * started: one timer for the earliest serves them all (`Expiry`). The calls that their operation's
+ * deadline ends sooner share one timer per operation (`DeadlineAlarm`). Either is stopped when the
+ * call's last request is over (send.ts).
  */
 export function timeout(timeoutMs: number): Layer {
   const expiry = new Expiry(timeoutMs);
@@ -21,22 +23,49 @@ export function timeout(timeoutMs: number): Layer {
     function timed(call) {
       const now = performance.now();
       call.endsAt = now + timeoutMs;
-      const left = call.deadlineAt - now;
-      call.timer = left < timeoutMs ? new DeadlineTimer(call, left) : expiry.add(call);
+      const operation = call.scope?.deadline;
+      call.timer = operation && operation.at - now < timeoutMs ? alarmOf(operation).add(call) : expiry.add(call);
       return next(call);
     };
 }
 
-/** A call ended by its operation's deadline before its own timeout. */
-class DeadlineTimer implements CallTimer {
-  readonly #timer: NodeJS.Timeout;
+/** Each operation's alarm, while it has calls that its deadline ends first. */
+const alarms = new WeakMap<OperationDeadline, DeadlineAlarm>();
 
-  constructor(call: UpstreamCall, ms: number) {
-    this.#timer = setTimeout(passDeadline, ms, call);
+function alarmOf(deadline: OperationDeadline): DeadlineAlarm {
+  let alarm = alarms.get(deadline);
+  if (!alarm) alarms.set(deadline, (alarm = new DeadlineAlarm(deadline.at)));
+  return alarm;
+}
+
+/** The calls of one operation that its deadline ends before their own timeouts: one timer for all of them. */
+class DeadlineAlarm implements CallTimer {
+  readonly #calls = new Set<UpstreamCall>();
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(readonly at: number) {}
+
+  add(call: UpstreamCall): CallTimer {
+    this.#calls.add(call);
+    this.#timer ??= setTimeout(() => this.#ring(), Math.max(0, this.at - performance.now()));
+    return this;
   }
 
-  stop(): void {
+  stop(call: UpstreamCall): void {
+    this.#calls.delete(call);
+    if (this.#calls.size > 0) return;
     clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #ring(): void {
+    this.#timer = undefined;
+    const calls = [...this.#calls];
+    this.#calls.clear();
+    for (const call of calls) {
+      call.timer = undefined;
+      passDeadline(call);
+    }
   }
 }
 
