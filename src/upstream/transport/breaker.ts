@@ -66,7 +66,7 @@ export function createBreaker(opts: BreakerOptions, onState?: (state: BreakerSta
       if (trial) return true;
       counts.abandoned();
     } else if (!trial) {
-      // Not a failure of the upstream: a call that did not fail, as the window always has (a trial's closes the circuit instead).
+      // Not a failure of the upstream: a call that did not fail, as the window always has (a trial's outcome closes the circuit instead).
       counts.success(CircuitState.Closed);
     }
     return false;
