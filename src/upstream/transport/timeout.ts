@@ -74,20 +74,21 @@ class DeadlineAlarm implements CallTimer {
  * for the first: a call costs an array slot rather than a timer armed and cleared. Answered calls are
  * dropped from the front as they go, and the whole line is compacted once it holds more answered
  * calls than waiting ones, so a slow call at the front does not hold the answered ones behind it.
- * The timer does not keep the process alive: a call waiting is held by its socket or its pause.
+ * The timer keeps the process alive only while a call waits: once none does it is left to pass idle,
+ * unreferenced, rather than cleared and armed again for the next call.
  */
 class Expiry implements CallTimer {
   #line: (UpstreamCall | undefined)[] = [];
   #head = 0;
   #waiting = 0;
-  #armed = false;
+  #timer: NodeJS.Timeout | undefined;
 
   constructor(readonly timeoutMs: number) {}
 
   add(call: UpstreamCall): CallTimer {
     this.#line.push(call);
-    this.#waiting += 1;
-    if (!this.#armed) this.#arm(this.timeoutMs);
+    if ((this.#waiting += 1) === 1) this.#timer?.ref();
+    if (!this.#timer) this.#arm(this.timeoutMs);
     return this;
   }
 
@@ -107,7 +108,7 @@ class Expiry implements CallTimer {
 
   /** Ends every call whose time is up, and waits for the next one's. */
   #expire(): void {
-    this.#armed = false;
+    this.#timer = undefined;
     const now = performance.now();
     const line = this.#line;
     while (this.#head < line.length) {
@@ -126,8 +127,7 @@ class Expiry implements CallTimer {
   }
 
   #arm(ms: number): void {
-    this.#armed = true;
-    setTimeout(() => this.#expire(), ms).unref();
+    this.#timer = setTimeout(() => this.#expire(), ms);
   }
 
   #compact(): void {
@@ -135,9 +135,9 @@ class Expiry implements CallTimer {
     this.#head = 0;
   }
 
-  /** Nothing waits: the timer, if armed, is left to pass idle (unreferenced) rather than cleared and armed again for the next call. */
   #empty(): void {
     this.#line = [];
     this.#head = 0;
+    this.#timer?.unref();
   }
 }
