@@ -3,7 +3,7 @@ import type { Plugin } from 'graphql-yoga';
 import { Counter, type Registry } from 'prom-client';
 import type { Context, ServerContext } from '../context.js';
 import { subscriberKey } from '../credentials.js';
-import type { OperationDeadline } from '../upstream/deadline.js';
+import { InFlight, NotShared } from '../inflight.js';
 
 export interface CollapseOptions {
   /** Where `gateway_executions_total` (by `shared`: whether the operation shared another's execution) is registered. */
@@ -12,15 +12,8 @@ export interface CollapseOptions {
   ownAnswer?: (context: ServerContext) => boolean;
 }
 
-type Execution = Promise<ExecutionResult | AsyncIterable<unknown>>;
-
-interface InFlight {
-  result: Execution;
-  /** The leader's signal: when its caller went away its execution was cut short, not an answer to share. */
-  signal: AbortSignal;
-  /** The leader's deadline: its upstream calls end there, whoever waits on them. */
-  deadline: OperationDeadline | undefined;
-}
+type Executed = ExecutionResult | AsyncIterable<unknown>;
+type Execution = Promise<Executed>;
 
 const EXECUTIONS = 'gateway_executions_total';
 
@@ -44,7 +37,8 @@ const EXECUTIONS = 'gateway_executions_total';
  * log) never writes into another's.
  */
 export function useCollapseInflight(options: CollapseOptions = {}): Plugin<Context> {
-  const inflight = new Map<string, InFlight>();
+  // Incremental results are each request's own stream: never shared.
+  const inflight = new InFlight<string, Executed>((result) => !isAsyncIterable(result));
   const documentIds = new WeakMap<DocumentNode, number>();
   const queries = new WeakMap<DocumentNode, Map<string | undefined, boolean>>();
   let nextDocumentId = 0;
@@ -82,54 +76,31 @@ export function useCollapseInflight(options: CollapseOptions = {}): Plugin<Conte
       const context = args.contextValue;
       const key = keyOf(args, context);
       if (key === null) return;
-      const deadline = context.scope?.deadline;
+      const deadlineAt = context.scope?.deadline?.at;
+      // The leader's execution is its request's: its caller's abort or deadline cut it short.
+      const owner = { signal: context.request.signal, deadlineAt };
       const run = (execArgs: ExecutionArgs): Execution => {
         executions?.inc({ shared: 'false' });
-        let result: Execution;
-        try {
-          result = Promise.resolve(executeFn(execArgs) as ExecutionResult | AsyncIterable<unknown>);
-        } catch (error) {
-          result = Promise.reject(error instanceof Error ? error : new Error(String(error)));
-        }
-        const entry: InFlight = { result, signal: context.request.signal, deadline };
-        inflight.set(key, entry);
-        const forget = () => {
-          if (inflight.get(key) === entry) inflight.delete(key);
-        };
-        result.then(forget, forget);
-        return result;
+        return inflight.start(key, () => Promise.resolve(executeFn(execArgs) as Executed), { owner, meta: undefined }).result;
       };
-      // `passed`: a leader this request waited on and no longer shares (it failed, or ran out of time).
-      const attempt = (execArgs: ExecutionArgs, passed?: InFlight): Execution => {
+      // Its own abort needs no leaving: the leader settles soon and the answer goes nowhere. At its
+      // deadline, or when the leader's outcome is not its to share (a failure included), it runs its own.
+      const waiter = { deadlineAt, expired: () => new NotShared() };
+      const attempt = (execArgs: ExecutionArgs, passed?: unknown): Execution => {
         const leader = inflight.get(key);
         if (!leader || leader === passed) return run(execArgs);
-        // Waited on until its answer or this waiter's own deadline, whichever comes first.
-        return settledBy(leader.result, deadline?.at ?? Infinity).then((settled) => {
-          const result = settled?.value;
-          if (!settled || settled.failed || leader.signal.aborted || isAsyncIterable(result)) return attempt(execArgs, leader);
-          // The leader ran out of time before this waiter's: its answer may have calls cut short, so this one runs with its own.
-          if (leader.deadline && deadline && leader.deadline.at < deadline.at && performance.now() >= leader.deadline.at) return attempt(execArgs, leader);
-          executions?.inc({ shared: 'true' });
-          return { ...result!, ...(result!.extensions ? { extensions: { ...result!.extensions } } : {}) };
-        });
+        return leader.join(waiter).answer.then(
+          (result) => {
+            executions?.inc({ shared: 'true' });
+            const top = result as ExecutionResult;
+            return { ...top, ...(top.extensions ? { extensions: { ...top.extensions } } : {}) };
+          },
+          () => attempt(execArgs, leader),
+        );
       };
       setExecuteFn((execArgs: ExecutionArgs) => attempt(execArgs));
     },
   };
-}
-
-/** How a leader's execution ended by `at` (a `performance.now()` time): its value, its failure, or undefined when still running. */
-function settledBy(execution: Execution, at: number): Promise<{ value?: ExecutionResult | AsyncIterable<unknown>; failed?: true } | undefined> {
-  const settled = execution.then(
-    (value) => ({ value }),
-    () => ({ failed: true as const }),
-  );
-  if (!Number.isFinite(at)) return settled;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), Math.max(0, at - performance.now()));
-  });
-  return Promise.race([settled, expired]).finally(() => clearTimeout(timer));
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
