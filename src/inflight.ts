@@ -86,7 +86,8 @@ export class Flight<K, T, M> {
   /** The work's own outcome, for its owner. */
   result!: Promise<T>;
   readonly meta: M;
-  readonly #waiters = new Set<Waiter<T>>();
+  // Made when the first waiter joins: most executions' flights are never joined.
+  #waiters: Set<Waiter<T>> | undefined;
   readonly #owner: Owner | undefined;
   readonly #abandoned: ((reason: Error) => void) | undefined;
   #outcome: Outcome<T> | undefined;
@@ -121,28 +122,32 @@ export class Flight<K, T, M> {
 
   /** Waits on this flight as `caller`. */
   join(caller: Caller = {}): Waiter<T> {
-    const waiter = new Waiter<T>(caller, this.#leave);
+    const waiter = new Waiter<T>(caller, this);
     if (this.#outcome) {
       waiter.settle(this.#answerFor(caller, this.#outcome));
       return waiter;
     }
-    this.#waiters.add(waiter);
+    (this.#waiters ??= new Set()).add(waiter);
     waiter.arm();
     return waiter;
   }
 
-  readonly #leave = (waiter: Waiter<T>, reason: Error): void => {
-    if (!this.#waiters.delete(waiter) || this.#waiters.size > 0 || !this.#abandoned || this.#outcome) return;
+  /** @internal A waiter left before the flight settled: the last to leave ends a flight that can be abandoned. */
+  leave(waiter: Waiter<T>, reason: Error): void {
+    const waiters = this.#waiters;
+    if (!waiters?.delete(waiter) || waiters.size > 0 || !this.#abandoned || this.#outcome) return;
     this.#ended = true;
     this.flights.unlist(this);
     this.#abandoned(reason);
-  };
+  }
 
   #settle(outcome: Outcome<T>): void {
     this.#outcome = outcome;
     this.flights.unlist(this);
-    for (const waiter of this.#waiters) waiter.settle(this.#answerFor(waiter.caller, outcome));
-    this.#waiters.clear();
+    const waiters = this.#waiters;
+    if (!waiters) return;
+    this.#waiters = undefined;
+    for (const waiter of waiters) waiter.settle(this.#answerFor(waiter.caller, outcome));
   }
 
   /** What a waiter is answered: the flight's outcome, unless it is not this waiter's to share. */
@@ -166,7 +171,7 @@ export class Waiter<T> {
 
   constructor(
     readonly caller: Caller,
-    private readonly onLeave: (waiter: Waiter<T>, reason: Error) => void,
+    private readonly flight: { leave(waiter: Waiter<T>, reason: Error): void },
   ) {}
 
   /** @internal Starts listening to the caller's signal and deadline (ending the wait at once when either already passed). */
@@ -186,7 +191,7 @@ export class Waiter<T> {
   end(reason: Error): void {
     if (this.left) return;
     this.settle({ error: reason });
-    this.onLeave(this, reason);
+    this.flight.leave(this, reason);
   }
 
   /** @internal */

@@ -4,6 +4,7 @@ import { Counter, type Registry } from 'prom-client';
 import type { Context, ServerContext } from '../context.js';
 import { subscriberKey } from '../credentials.js';
 import { InFlight, NotShared } from '../inflight.js';
+import { isDeadlineExceeded } from '../upstream/deadline.js';
 
 export interface CollapseOptions {
   /** Where `gateway_executions_total` (by `shared`: whether the operation shared another's execution) is registered. */
@@ -37,12 +38,14 @@ const EXECUTIONS = 'gateway_executions_total';
  * log) never writes into another's.
  */
 export function useCollapseInflight(options: CollapseOptions = {}): Plugin<Context> {
-  // Incremental results are each request's own stream: never shared.
-  const inflight = new InFlight<string, Executed>((result) => !isAsyncIterable(result));
-  const documentIds = new WeakMap<DocumentNode, number>();
-  const queries = new WeakMap<DocumentNode, Map<string | undefined, boolean>>();
+  // Incremental results are each request's own stream, and an answer cut short by its leader's deadline
+  // is no answer for a waiter still waiting (whose deadline is later): neither is shared. The answer is
+  // read rather than the clock because a deadline's timer may fire a little before `performance.now()` reaches it.
+  const inflight = new InFlight<string, Executed>((result) => !isAsyncIterable(result) && !cutByDeadline(result));
+  // Per parsed document (the parse cache hands out one per text) and operation name: the key's start, or null for a non-query.
+  const prefixes = new WeakMap<DocumentNode, Map<string | undefined, string | null>>();
   let nextDocumentId = 0;
-  // One counter per registry, however many apps are built on it (tests build several).
+  // One counter per registry, however many apps are built on it (tests build several); its two series bound once.
   const executions = options.registry
     ? ((options.registry.getSingleMetric(EXECUTIONS) as Counter<'shared'> | undefined) ??
       new Counter({
@@ -52,55 +55,65 @@ export function useCollapseInflight(options: CollapseOptions = {}): Plugin<Conte
         registers: [options.registry],
       }))
     : null;
+  const ran = executions?.labels({ shared: 'false' });
+  const shared = executions?.labels({ shared: 'true' });
 
-  const isQuery = (args: ExecutionArgs): boolean => {
-    let byName = queries.get(args.document);
-    if (!byName) queries.set(args.document, (byName = new Map<string | undefined, boolean>()));
-    const name = args.operationName ?? undefined;
-    let query = byName.get(name);
-    if (query === undefined) byName.set(name, (query = getOperationAST(args.document, name)?.operation === OperationTypeNode.QUERY));
-    return query;
+  const prefixOf = (document: DocumentNode, operationName: string | undefined): string | null => {
+    let byName = prefixes.get(document);
+    if (!byName) prefixes.set(document, (byName = new Map<string | undefined, string | null>()));
+    let prefix = byName.get(operationName);
+    if (prefix === undefined) {
+      const query = getOperationAST(document, operationName)?.operation === OperationTypeNode.QUERY;
+      byName.set(operationName, (prefix = query ? `${nextDocumentId++}\n${operationName ?? ''}\n` : null));
+    }
+    return prefix;
   };
 
+  // The subscriber's key is the one the request's identity lookup and the response cache use: made once per request (credentials.ts).
   const keyOf = (args: ExecutionArgs, context: Context): string | null => {
-    if (!context.request || options.ownAnswer?.(context as Context & ServerContext) || !isQuery(args)) return null;
-    let id = documentIds.get(args.document);
-    if (id === undefined) documentIds.set(args.document, (id = nextDocumentId++));
-    const subscriber = context.credentials.subscriber;
-    const bound = context.cacheControl?.noCache ? 0 : (context.cacheControl?.maxAgeMs ?? '');
-    return `${id}\n${args.operationName ?? ''}\n${subscriber ? subscriberKey(subscriber) : ''}\n${context.credentials.apiKey ? 'key' : ''}\n${bound}\n${JSON.stringify(args.variableValues ?? {})}`;
+    if (!context.request || options.ownAnswer?.(context as Context & ServerContext)) return null;
+    const prefix = prefixOf(args.document, args.operationName ?? undefined);
+    if (prefix === null) return null;
+    const { subscriber, apiKey } = context.credentials;
+    const cacheControl = context.cacheControl;
+    const bound = cacheControl ? (cacheControl.noCache ? 0 : (cacheControl.maxAgeMs ?? '')) : '';
+    return `${prefix}${subscriber ? subscriberKey(subscriber) : ''}\n${apiKey ? 'key' : ''}\n${bound}\n${JSON.stringify(args.variableValues ?? {})}`;
+  };
+
+  /** The request's execution: a leader's answer in flight for the same key, or its own (then led by it). */
+  const execute = (key: string, context: Context, execArgs: ExecutionArgs, executeFn: (args: ExecutionArgs) => unknown, passed?: unknown): Execution => {
+    const leader = inflight.get(key);
+    const deadlineAt = context.scope?.deadline?.at;
+    if (!leader || leader === passed) {
+      ran?.inc();
+      // The execution is its request's: that caller's abort or deadline cuts it short, for its waiters too.
+      const owner = { signal: context.request.signal, deadlineAt };
+      return inflight.start(key, () => Promise.resolve(executeFn(execArgs) as Executed), { owner, meta: undefined }).result;
+    }
+    // Its own abort needs no leaving: the leader settles soon and the answer goes nowhere. At its
+    // deadline, or when the leader's outcome is not its to share (a failure included), it runs its own.
+    return leader.join({ deadlineAt, expired: () => new NotShared() }).answer.then(
+      (result) => {
+        shared?.inc();
+        const top = result as ExecutionResult;
+        return { ...top, ...(top.extensions ? { extensions: { ...top.extensions } } : {}) };
+      },
+      () => execute(key, context, execArgs, executeFn, leader),
+    );
   };
 
   return {
     onExecute({ args, executeFn, setExecuteFn }) {
       const context = args.contextValue;
       const key = keyOf(args, context);
-      if (key === null) return;
-      const deadlineAt = context.scope?.deadline?.at;
-      // The leader's execution is its request's: its caller's abort or deadline cut it short.
-      const owner = { signal: context.request.signal, deadlineAt };
-      const run = (execArgs: ExecutionArgs): Execution => {
-        executions?.inc({ shared: 'false' });
-        return inflight.start(key, () => Promise.resolve(executeFn(execArgs) as Executed), { owner, meta: undefined }).result;
-      };
-      // Its own abort needs no leaving: the leader settles soon and the answer goes nowhere. At its
-      // deadline, or when the leader's outcome is not its to share (a failure included), it runs its own.
-      const waiter = { deadlineAt, expired: () => new NotShared() };
-      const attempt = (execArgs: ExecutionArgs, passed?: unknown): Execution => {
-        const leader = inflight.get(key);
-        if (!leader || leader === passed) return run(execArgs);
-        return leader.join(waiter).answer.then(
-          (result) => {
-            executions?.inc({ shared: 'true' });
-            const top = result as ExecutionResult;
-            return { ...top, ...(top.extensions ? { extensions: { ...top.extensions } } : {}) };
-          },
-          () => attempt(execArgs, leader),
-        );
-      };
-      setExecuteFn((execArgs: ExecutionArgs) => attempt(execArgs));
+      if (key !== null) setExecuteFn((execArgs: ExecutionArgs) => execute(key, context, execArgs, executeFn));
     },
   };
+}
+
+/** Whether some field of an answer failed because its request's deadline passed. */
+function cutByDeadline(result: ExecutionResult): boolean {
+  return result.errors?.some((error) => error.extensions?.['reason'] === 'DEADLINE' || isDeadlineExceeded(error.originalError)) ?? false;
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
