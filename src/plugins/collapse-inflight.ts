@@ -45,18 +45,7 @@ export function useCollapseInflight(options: CollapseOptions = {}): Plugin<Conte
   // Per parsed document (the parse cache hands out one per text) and operation name: the key's start, or null for a non-query.
   const prefixes = new WeakMap<DocumentNode, Map<string | undefined, string | null>>();
   let nextDocumentId = 0;
-  // One counter per registry, however many apps are built on it (tests build several); its two series bound once.
-  const executions = options.registry
-    ? ((options.registry.getSingleMetric(EXECUTIONS) as Counter<'shared'> | undefined) ??
-      new Counter({
-        name: EXECUTIONS,
-        help: 'Query executions by whether they shared one already in flight (shared="true") or ran (shared="false").',
-        labelNames: ['shared'],
-        registers: [options.registry],
-      }))
-    : null;
-  const ran = executions?.labels({ shared: 'false' });
-  const shared = executions?.labels({ shared: 'true' });
+  const executions = options.registry ? executionsOf(options.registry) : null;
 
   const prefixOf = (document: DocumentNode, operationName: string | undefined): string | null => {
     let byName = prefixes.get(document);
@@ -85,7 +74,7 @@ export function useCollapseInflight(options: CollapseOptions = {}): Plugin<Conte
     const leader = inflight.get(key);
     const deadlineAt = context.scope?.deadline?.at;
     if (!leader || leader === passed) {
-      ran?.inc();
+      if (executions) executions.ran++;
       // The execution is its request's: that caller's abort or deadline cuts it short, for its waiters too.
       const owner = { signal: context.request.signal, deadlineAt };
       return inflight.start(key, () => Promise.resolve(executeFn(execArgs) as Executed), { owner, meta: undefined }).result;
@@ -94,7 +83,7 @@ export function useCollapseInflight(options: CollapseOptions = {}): Plugin<Conte
     // deadline, or when the leader's outcome is not its to share (a failure included), it runs its own.
     return leader.join({ deadlineAt, expired: () => new NotShared() }).answer.then(
       (result) => {
-        shared?.inc();
+        if (executions) executions.shared++;
         const top = result as ExecutionResult;
         return { ...top, ...(top.extensions ? { extensions: { ...top.extensions } } : {}) };
       },
@@ -109,6 +98,37 @@ export function useCollapseInflight(options: CollapseOptions = {}): Plugin<Conte
       if (key !== null) setExecuteFn((execArgs: ExecutionArgs) => execute(key, context, execArgs, executeFn));
     },
   };
+}
+
+interface Executions {
+  ran: number;
+  shared: number;
+}
+
+/** One counter per registry, however many apps are built on it (tests build several). */
+const executionsByRegistry = new WeakMap<Registry, Executions>();
+
+/**
+ * `gateway_executions_total`, tallied in two numbers that the counter takes when it is collected (a
+ * scrape, or a test reading it), rather than prom-client's label handling on every request.
+ */
+function executionsOf(registry: Registry): Executions {
+  const held = executionsByRegistry.get(registry);
+  if (held) return held;
+  const counts = { ran: 0, shared: 0 };
+  executionsByRegistry.set(registry, counts);
+  new Counter({
+    name: EXECUTIONS,
+    help: 'Query executions by whether they shared one already in flight (shared="true") or ran (shared="false").',
+    labelNames: ['shared'],
+    registers: [registry],
+    collect() {
+      if (counts.ran > 0) this.inc({ shared: 'false' }, counts.ran);
+      if (counts.shared > 0) this.inc({ shared: 'true' }, counts.shared);
+      counts.ran = counts.shared = 0;
+    },
+  });
+  return counts;
 }
 
 /** Whether some field of an answer failed because its request's deadline passed. */
