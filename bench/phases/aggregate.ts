@@ -10,16 +10,16 @@
  */
 import { readFileSync } from 'node:fs';
 
-interface Frame {
+export interface Frame {
   functionName: string;
   url: string;
 }
-interface ProfileNode {
+export interface ProfileNode {
   id: number;
   callFrame: Frame;
   children?: number[];
 }
-interface Profile {
+export interface Profile {
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];

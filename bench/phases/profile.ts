@@ -30,7 +30,9 @@ mkdirSync(dir, { recursive: true });
 const pinned = canPin();
 if (pinned) pin(process.pid, RIG_CORE);
 const { sim, rig } = await startRig(pinned, COLD_USERS);
-rig.nodeFlags = ['--cpu-prof', `--cpu-prof-dir=${dir}`];
+// PROFILE_INTERVAL_US samples more often than V8's 1 ms default, for a phase too small to read otherwise.
+const interval = process.env['PROFILE_INTERVAL_US'];
+rig.nodeFlags = ['--cpu-prof', ...(interval ? [`--cpu-prof-interval=${interval}`] : []), `--cpu-prof-dir=${dir}`];
 try {
   const screen = screens(rig.fixtures.wallet.address).find((s) => s.name === screenName)!;
   const target = await startTarget(rig, kind);

@@ -3,7 +3,8 @@ import type { Plugin } from 'graphql-yoga';
 import { Counter, type Registry } from 'prom-client';
 import type { Context, ServerContext } from '../context.js';
 import { subscriberKey } from '../credentials.js';
-import type { OperationDeadline } from '../operation/index.js';
+import { InFlight, NotShared } from '../inflight.js';
+import { isDeadlineExceeded } from '../operation/index.js';
 
 export interface CollapseOptions {
   /** Where `gateway_executions_total` (by `shared`: whether the operation shared another's execution) is registered. */
@@ -12,15 +13,8 @@ export interface CollapseOptions {
   ownAnswer?: (context: ServerContext) => boolean;
 }
 
-type Execution = Promise<ExecutionResult | AsyncIterable<unknown>>;
-
-interface InFlight {
-  result: Execution;
-  /** The leader's signal: when its caller went away its execution was cut short, not an answer to share. */
-  signal: AbortSignal;
-  /** The leader's deadline: its upstream calls end there, whoever waits on them. */
-  deadline: OperationDeadline | undefined;
-}
+type Executed = ExecutionResult | AsyncIterable<unknown>;
+type Execution = Promise<Executed>;
 
 const EXECUTIONS = 'gateway_executions_total';
 
@@ -44,92 +38,102 @@ const EXECUTIONS = 'gateway_executions_total';
  * log) never writes into another's.
  */
 export function useCollapseInflight(options: CollapseOptions = {}): Plugin<Context> {
-  const inflight = new Map<string, InFlight>();
-  const documentIds = new WeakMap<DocumentNode, number>();
-  const queries = new WeakMap<DocumentNode, Map<string | undefined, boolean>>();
+  // Incremental results are each request's own stream, and an answer cut short by its leader's deadline
+  // is no answer for a waiter still waiting (whose deadline is later): neither is shared. The answer is
+  // read rather than the clock because a deadline's timer may fire a little before `performance.now()` reaches it.
+  const inflight = new InFlight<string, Executed>((result) => !isAsyncIterable(result) && !cutByDeadline(result));
+  // Per parsed document (the parse cache hands out one per text) and operation name: the key's start, or null for a non-query.
+  const prefixes = new WeakMap<DocumentNode, Map<string | undefined, string | null>>();
   let nextDocumentId = 0;
-  // One counter per registry, however many apps are built on it (tests build several).
-  const executions = options.registry
-    ? ((options.registry.getSingleMetric(EXECUTIONS) as Counter<'shared'> | undefined) ??
-      new Counter({
-        name: EXECUTIONS,
-        help: 'Query executions by whether they shared one already in flight (shared="true") or ran (shared="false").',
-        labelNames: ['shared'],
-        registers: [options.registry],
-      }))
-    : null;
+  const executions = options.registry ? executionsOf(options.registry) : null;
 
-  const isQuery = (args: ExecutionArgs): boolean => {
-    let byName = queries.get(args.document);
-    if (!byName) queries.set(args.document, (byName = new Map<string | undefined, boolean>()));
-    const name = args.operationName ?? undefined;
-    let query = byName.get(name);
-    if (query === undefined) byName.set(name, (query = getOperationAST(args.document, name)?.operation === OperationTypeNode.QUERY));
-    return query;
+  const prefixOf = (document: DocumentNode, operationName: string | undefined): string | null => {
+    let byName = prefixes.get(document);
+    if (!byName) prefixes.set(document, (byName = new Map<string | undefined, string | null>()));
+    let prefix = byName.get(operationName);
+    if (prefix === undefined) {
+      const query = getOperationAST(document, operationName)?.operation === OperationTypeNode.QUERY;
+      byName.set(operationName, (prefix = query ? `${nextDocumentId++}\n${operationName ?? ''}\n` : null));
+    }
+    return prefix;
   };
 
+  // The subscriber's key is the one the request's identity lookup and the response cache use: made once per request (credentials.ts).
   const keyOf = (args: ExecutionArgs, context: Context): string | null => {
-    if (!context.request || options.ownAnswer?.(context as Context & ServerContext) || !isQuery(args)) return null;
-    let id = documentIds.get(args.document);
-    if (id === undefined) documentIds.set(args.document, (id = nextDocumentId++));
-    const subscriber = context.credentials.subscriber;
-    const bound = context.cacheControl?.noCache ? 0 : (context.cacheControl?.maxAgeMs ?? '');
-    return `${id}\n${args.operationName ?? ''}\n${subscriber ? subscriberKey(subscriber) : ''}\n${context.credentials.apiKey ? 'key' : ''}\n${bound}\n${JSON.stringify(args.variableValues ?? {})}`;
+    if (!context.request || options.ownAnswer?.(context as Context & ServerContext)) return null;
+    const prefix = prefixOf(args.document, args.operationName ?? undefined);
+    if (prefix === null) return null;
+    const { subscriber, apiKey } = context.credentials;
+    const cacheControl = context.cacheControl;
+    const bound = cacheControl ? (cacheControl.noCache ? 0 : (cacheControl.maxAgeMs ?? '')) : '';
+    return `${prefix}${subscriber ? subscriberKey(subscriber) : ''}\n${apiKey ? 'key' : ''}\n${bound}\n${JSON.stringify(args.variableValues ?? {})}`;
+  };
+
+  /** The request's execution: a leader's answer in flight for the same key, or its own (then led by it). */
+  const execute = (key: string, context: Context, execArgs: ExecutionArgs, executeFn: (args: ExecutionArgs) => unknown, passed?: unknown): Execution => {
+    const leader = inflight.get(key);
+    const deadlineAt = context.scope?.deadline?.at;
+    if (!leader || leader === passed) {
+      if (executions) executions.ran++;
+      // The execution is its request's: that caller's abort or deadline cuts it short, for its waiters too.
+      const owner = { signal: context.request.signal, deadlineAt };
+      return inflight.start(key, () => Promise.resolve(executeFn(execArgs) as Executed), { owner, meta: undefined }).result;
+    }
+    // Its own abort needs no leaving: the leader settles soon and the answer goes nowhere. At its
+    // deadline, or when the leader's outcome is not its to share (a failure included), it runs its own.
+    return leader.join({ deadlineAt, expired: () => new NotShared() }).answer.then(
+      (result) => {
+        if (executions) executions.shared++;
+        const top = result as ExecutionResult;
+        return { ...top, ...(top.extensions ? { extensions: { ...top.extensions } } : {}) };
+      },
+      () => execute(key, context, execArgs, executeFn, leader),
+    );
   };
 
   return {
     onExecute({ args, executeFn, setExecuteFn }) {
       const context = args.contextValue;
       const key = keyOf(args, context);
-      if (key === null) return;
-      const deadline = context.scope?.deadline;
-      const run = (execArgs: ExecutionArgs): Execution => {
-        executions?.inc({ shared: 'false' });
-        let result: Execution;
-        try {
-          result = Promise.resolve(executeFn(execArgs) as ExecutionResult | AsyncIterable<unknown>);
-        } catch (error) {
-          result = Promise.reject(error instanceof Error ? error : new Error(String(error)));
-        }
-        const entry: InFlight = { result, signal: context.request.signal, deadline };
-        inflight.set(key, entry);
-        const forget = () => {
-          if (inflight.get(key) === entry) inflight.delete(key);
-        };
-        result.then(forget, forget);
-        return result;
-      };
-      // `passed`: a leader this request waited on and no longer shares (it failed, or ran out of time).
-      const attempt = (execArgs: ExecutionArgs, passed?: InFlight): Execution => {
-        const leader = inflight.get(key);
-        if (!leader || leader === passed) return run(execArgs);
-        // Waited on until its answer or this waiter's own deadline, whichever comes first.
-        return settledBy(leader.result, deadline?.at ?? Infinity).then((settled) => {
-          const result = settled?.value;
-          if (!settled || settled.failed || leader.signal.aborted || isAsyncIterable(result)) return attempt(execArgs, leader);
-          // The leader ran out of time before this waiter's: its answer may have calls cut short, so this one runs with its own.
-          if (leader.deadline && deadline && leader.deadline.at < deadline.at && performance.now() >= leader.deadline.at) return attempt(execArgs, leader);
-          executions?.inc({ shared: 'true' });
-          return { ...result!, ...(result!.extensions ? { extensions: { ...result!.extensions } } : {}) };
-        });
-      };
-      setExecuteFn((execArgs: ExecutionArgs) => attempt(execArgs));
+      if (key !== null) setExecuteFn((execArgs: ExecutionArgs) => execute(key, context, execArgs, executeFn));
     },
   };
 }
 
-/** How a leader's execution ended by `at` (a `performance.now()` time): its value, its failure, or undefined when still running. */
-function settledBy(execution: Execution, at: number): Promise<{ value?: ExecutionResult | AsyncIterable<unknown>; failed?: true } | undefined> {
-  const settled = execution.then(
-    (value) => ({ value }),
-    () => ({ failed: true as const }),
-  );
-  if (!Number.isFinite(at)) return settled;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), Math.max(0, at - performance.now()));
+interface Executions {
+  ran: number;
+  shared: number;
+}
+
+/** One counter per registry, however many apps are built on it (tests build several). */
+const executionsByRegistry = new WeakMap<Registry, Executions>();
+
+/**
+ * `gateway_executions_total`, tallied in two numbers that the counter takes when it is collected (a
+ * scrape, or a test reading it), rather than prom-client's label handling on every request.
+ */
+function executionsOf(registry: Registry): Executions {
+  const held = executionsByRegistry.get(registry);
+  if (held) return held;
+  const counts = { ran: 0, shared: 0 };
+  executionsByRegistry.set(registry, counts);
+  new Counter({
+    name: EXECUTIONS,
+    help: 'Query executions by whether they shared one already in flight (shared="true") or ran (shared="false").',
+    labelNames: ['shared'],
+    registers: [registry],
+    collect() {
+      if (counts.ran > 0) this.inc({ shared: 'false' }, counts.ran);
+      if (counts.shared > 0) this.inc({ shared: 'true' }, counts.shared);
+      counts.ran = counts.shared = 0;
+    },
   });
-  return Promise.race([settled, expired]).finally(() => clearTimeout(timer));
+  return counts;
+}
+
+/** Whether some field of an answer failed because its request's deadline passed. */
+function cutByDeadline(result: ExecutionResult): boolean {
+  return result.errors?.some((error) => error.extensions?.['reason'] === 'DEADLINE' || isDeadlineExceeded(error.originalError)) ?? false;
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {

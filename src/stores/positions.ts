@@ -10,7 +10,8 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { Config } from '../config.js';
 import { marketTokens, type Market, type Position, type TokenRef } from '../models/index.js';
-import { type CallScope, detached, untilDeadline } from '../operation/index.js';
+import { InFlight } from '../inflight.js';
+import { type CallScope, deadlineExceeded, detached } from '../operation/index.js';
 import type { Upstream } from '../upstream/index.js';
 import { accepted } from './freshness.js';
 
@@ -27,11 +28,6 @@ export interface PositionsStoreOptions {
 interface Copy {
   positions: Position[];
   fetchedAt: number;
-}
-
-interface Pending {
-  promise: Promise<Copy>;
-  startedAt: number;
 }
 
 export interface PositionsStore {
@@ -58,7 +54,8 @@ export function createPositionsStore(deps: PositionsStoreDeps, options: Position
   const maxWallets = options.maxWallets ?? DEFAULT_POSITIONS_MAX_WALLETS;
   const now = options.now ?? Date.now;
   const copies = new Map<string, Copy>();
-  const pending = new Map<string, Pending>();
+  // Each wallet's read in flight, with when it started (on the store's clock): one read may carry several wallets.
+  const pending = new InFlight<string, Copy, number>();
   const embedded = new WeakMap<Market, number>();
   new Gauge({
     name: 'gateway_positions_wallets',
@@ -103,23 +100,16 @@ export function createPositionsStore(deps: PositionsStoreDeps, options: Position
     const startedAt = now();
     // Other requests join this read: it runs to its end whatever this request's client or deadline does.
     const all = read(wallets, detached(scope));
-    all.catch(() => {});
     for (const wallet of wallets) {
-      const promise = all.then(({ byOwner, fetchedAt }) => ({ positions: byOwner.get(wallet) ?? [], fetchedAt }));
-      promise.catch(() => {});
-      const entry: Pending = { promise, startedAt };
-      pending.set(wallet, entry);
-      promise.then(
+      const flight = pending.start(wallet, () => all.then(({ byOwner, fetchedAt }) => ({ positions: byOwner.get(wallet) ?? [], fetchedAt })), { meta: startedAt });
+      flight.result.then(
         (copy) => {
-          if (pending.get(wallet) === entry) pending.delete(wallet);
           copies.delete(wallet);
           copies.set(wallet, copy);
           if (copies.size > maxWallets) copies.delete(copies.keys().next().value!);
           dropExpired();
         },
-        () => {
-          if (pending.get(wallet) === entry) pending.delete(wallet);
-        },
+        () => {},
       );
     }
   }
@@ -137,14 +127,16 @@ export function createPositionsStore(deps: PositionsStoreDeps, options: Position
         if (copy && acceptable(copy.fetchedAt, scope)) continue;
         const inFlight = pending.get(wallet);
         // A read started before the client's bound could answer with a copy older than it allows.
-        if (inFlight && (!scope?.freshness || scope.freshness.accepts(inFlight.startedAt, now))) continue;
+        if (inFlight && (!scope?.freshness || scope.freshness.accepts(inFlight.meta, now))) continue;
         missing.push(wallet);
       }
       if (missing.length > 0) fetch(missing, scope);
+      // Each wallet's wait ends at this operation's deadline; the read goes on for the others.
+      const waiter = { deadlineAt: scope?.deadline?.at, expired: () => deadlineExceeded('markets') };
       const answers = wallets.map((wallet) => {
         const copy = copies.get(wallet);
         if (copy && acceptable(copy.fetchedAt, scope)) return Promise.resolve(copy.positions);
-        return untilDeadline(pending.get(wallet)!.promise, scope?.deadline, 'markets').then((c) => c.positions);
+        return pending.get(wallet)!.join(waiter).answer.then((c) => c.positions);
       });
       return Promise.all(answers);
     },

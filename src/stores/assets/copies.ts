@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { InFlight } from '../../inflight.js';
 import type { Asset } from '../../models/index.js';
 import { assertMayCall, detached, type CallScope } from '../../operation/index.js';
 import type { AssetsClient } from '../../upstream/index.js';
@@ -48,30 +49,27 @@ export function createCopies(o: CopiesOptions): Copies {
     ttlResolution: 0,
     perf: { now },
   });
-  const inFlight = new Map<string, Promise<Copy>>();
+  const inFlight = new InFlight<string, Copy>();
 
   return {
     get: (assetId) => copies.get(assetId),
 
     async fetch(assetId, client, origin, scope) {
       const key = `${origin} ${assetId}`;
-      let pending = inFlight.get(key);
-      if (!pending) {
-        // An operation past its call budget or out of time is refused here, alone: as the shared call,
-        // its refusal would reach every request that joins it.
-        assertMayCall(scope, 'assets');
-        pending = client
-          .getAsset(assetId, { scope: detached(scope) })
-          .then((asset) => {
-            const copy: Copy = { asset, fetchedAt: now(), origin };
-            if (asset) copies.set(assetId, copy);
-            else if (origin === 'primary') copies.set(assetId, copy, { ttl: o.notFoundTtlMs });
-            return copy;
-          })
-          .finally(() => inFlight.delete(key));
-        inFlight.set(key, pending);
-      }
-      return pending;
+      const flight = inFlight.get(key);
+      // The caller bounds its wait with its own deadline (the asset cache's lookups).
+      if (flight) return flight.result;
+      // An operation past its call budget or out of time is refused here, alone: as the shared call,
+      // its refusal would reach every request that joins it.
+      assertMayCall(scope, 'assets');
+      const work = () =>
+        client.getAsset(assetId, { scope: detached(scope) }).then((asset) => {
+          const copy: Copy = { asset, fetchedAt: now(), origin };
+          if (asset) copies.set(assetId, copy);
+          else if (origin === 'primary') copies.set(assetId, copy, { ttl: o.notFoundTtlMs });
+          return copy;
+        });
+      return inFlight.start(key, work, { meta: undefined }).result;
     },
   };
 }

@@ -1,7 +1,8 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { Market } from '../../models/index.js';
 import type { Logger } from '../../logger.js';
-import { type OperationDeadline, untilDeadline } from '../../operation/index.js';
+import { InFlight } from '../../inflight.js';
+import { deadlineExceeded, type OperationDeadline } from '../../operation/index.js';
 import { UpstreamError } from '../../upstream/errors.js';
 import type { ListingReader } from './reader.js';
 import { buildSnapshot, type Snapshot } from './snapshot.js';
@@ -28,7 +29,8 @@ export class IndexRefresher {
   refused = false;
   /** Successful builds since creation. */
   builds = 0;
-  #inflight: Promise<void> | null = null;
+  /** The one read in flight (its only key is the listing). */
+  readonly #inflight = new InFlight<'listing', void>();
   #abort: AbortController | null = null;
   #timer: NodeJS.Timeout | null = null;
   #stopped = false;
@@ -54,7 +56,7 @@ export class IndexRefresher {
   }
 
   get refreshing(): boolean {
-    return this.#inflight !== null;
+    return this.#inflight.size > 0;
   }
 
   /** Older than `staleAfterMs`, refused, or never built: the last refreshes failed. */
@@ -70,11 +72,25 @@ export class IndexRefresher {
 
   /** One read of the whole listing at a time; callers during a read share it. */
   refresh(): Promise<void> {
-    if (this.#inflight) return this.#inflight;
+    return this.#read().result;
+  }
+
+  /** The index held, built first if need be; the wait for that build ends at `deadline` (the build goes on). */
+  async current(deadline: OperationDeadline | undefined): Promise<Snapshot> {
+    if (!this.snapshot) await this.#read().join({ deadlineAt: deadline?.at, expired: () => deadlineExceeded('markets') }).answer;
+    return this.snapshot!;
+  }
+
+  /** The read in flight, started when there is none. */
+  #read() {
+    return this.#inflight.get('listing') ?? this.#inflight.start('listing', () => this.#readListing(), { meta: undefined });
+  }
+
+  #readListing(): Promise<void> {
     const controller = new AbortController();
     this.#abort = controller;
     const held = this.snapshot;
-    this.#inflight = this.#o
+    return this.#o
       .read(held && { size: held.list.length, bytes: held.bytes }, controller.signal)
       .then(
         ({ list, bytes }) => {
@@ -91,16 +107,8 @@ export class IndexRefresher {
         },
       )
       .finally(() => {
-        this.#inflight = null;
         if (this.#abort === controller) this.#abort = null;
       });
-    return this.#inflight;
-  }
-
-  /** The index held, built first if need be; the wait for that build ends at `deadline` (the build goes on). */
-  async current(deadline: OperationDeadline | undefined): Promise<Snapshot> {
-    if (!this.snapshot) await untilDeadline(this.refresh(), deadline, 'markets');
-    return this.snapshot!;
   }
 
   /** Builds the index once and starts the refresh timer; a failing upstream is logged, not thrown. */
@@ -129,7 +137,7 @@ export class IndexRefresher {
   }
 
   #backgroundRefresh(): void {
-    if (this.#inflight) return;
+    if (this.refreshing) return;
     const { logger, now } = this.#o;
     this.refresh().catch((err: unknown) => {
       if (this.#stopped) return;

@@ -1,5 +1,6 @@
 import { sha256 } from '../../hashing.js';
-import { UpstreamCall, type Endable, type Layer } from './call.js';
+import { InFlight } from '../../inflight.js';
+import { UpstreamCall, type Layer } from './call.js';
 import { passDeadline } from './deadline.js';
 
 /**
@@ -13,17 +14,8 @@ import { passDeadline } from './deadline.js';
  */
 export function share(defaultHeaders: Record<string, string>): Layer {
   return (next) => {
-    const inFlight = new Map<string, SharedCall>();
-
-    function start(key: string, call: UpstreamCall): SharedCall {
-      const shared = new SharedCall(new UpstreamCall({ ...call, onBytes: undefined, scope: undefined }), key, inFlight);
-      inFlight.set(key, shared);
-      next(shared.call).then(
-        (value) => shared.settle(value, undefined),
-        (error: unknown) => shared.settle(undefined, error instanceof Error ? error : new Error(String(error))),
-      );
-      return shared;
-    }
+    // Each flight's meta is the shared call itself: its own timeout decides whether a waiter needs a timer.
+    const inFlight = new InFlight<string, unknown, UpstreamCall>();
 
     return function joined(call) {
       if (call.method !== 'GET' || call.onBytes) return next(call);
@@ -31,11 +23,40 @@ export function share(defaultHeaders: Record<string, string>): Layer {
       if (call.endedBy) return Promise.reject(call.endedBy);
       const who = call.headers === defaultHeaders ? '' : callerOf(call.headers);
       const key = `${call.path}\n${call.route}\n${call.maxBytes}\n${who}`;
-      // A shared call its last waiter ended is not joined: its end is on its way.
-      const shared = inFlight.get(key);
-      return new Waiter(call, shared && !shared.call.endedBy ? shared : start(key, call)).answer;
+      let flight = inFlight.get(key);
+      // A shared call already ended (its last waiter left, or its timeout passed) is not joined: its end is on its way.
+      if (!flight || flight.meta.endedBy) {
+        const shared = new UpstreamCall({ ...call, onBytes: undefined, scope: undefined });
+        flight = inFlight.start(key, () => next(shared), { meta: shared, abandoned: (reason) => shared.end(reason) });
+      }
+      const shared = flight.meta;
+      // Its caller's abort and deadline end its wait through `call.runs` (cancel.ts), not the shared call;
+      // its deadline needs a timer of its own only when it comes before the shared call's own timeout.
+      const early = call.deadlineAt < shared.endsAt;
+      const waiter = flight.join(early ? { deadlineAt: call.deadlineAt, expired: () => expire(call) } : {});
+      call.runs(waiter);
+      const learn = () => {
+        call.attempts = shared.attempts;
+        call.status = shared.status;
+      };
+      return waiter.answer.then(
+        (value) => {
+          learn();
+          return value;
+        },
+        (error: unknown) => {
+          learn();
+          throw error;
+        },
+      );
     };
   };
+}
+
+/** Ends `call` as its deadline passes (which ends its wait, through `call.runs`): the reason its wait ended with. */
+function expire(call: UpstreamCall): Error {
+  passDeadline(call);
+  return call.endedBy!;
 }
 
 /** The hash a call's headers are keyed by: once per headers object (a caller's calls share one: http.ts). */
@@ -46,62 +67,3 @@ function callerOf(headers: Record<string, string>): string {
 }
 
 const callers = new WeakMap<Record<string, string>, string>();
-
-/** One GET in flight that several callers wait on. */
-class SharedCall {
-  readonly waiters = new Set<Waiter>();
-
-  constructor(
-    readonly call: UpstreamCall,
-    readonly key: string,
-    readonly inFlight: Map<string, SharedCall>,
-  ) {}
-
-  settle(value: unknown, error: Error | undefined): void {
-    if (this.inFlight.get(this.key) === this) this.inFlight.delete(this.key);
-    for (const waiter of this.waiters) waiter.settle(value, error);
-    this.waiters.clear();
-  }
-}
-
-/**
- * One caller waiting on a shared call. Its operation's deadline and its signal end its wait (with the
- * errors a call of its own would have ended with), not the call, unless it was the last one waiting.
- * Its deadline needs a timer only when it comes before the shared call's own timeout.
- */
-class Waiter implements Endable {
-  readonly answer: Promise<unknown>;
-  #resolve!: (value: unknown) => void;
-  #reject!: (error: Error) => void;
-  #timer: NodeJS.Timeout | undefined;
-
-  constructor(
-    readonly call: UpstreamCall,
-    readonly shared: SharedCall,
-  ) {
-    this.answer = new Promise((resolve, reject) => {
-      this.#resolve = resolve;
-      this.#reject = reject;
-    });
-    shared.waiters.add(this);
-    if (call.deadlineAt < shared.call.endsAt) this.#timer = setTimeout(passDeadline, Math.max(0, call.deadlineAt - performance.now()), call);
-    call.runs(this);
-  }
-
-  /** Its caller left (its abort, or its operation out of time); the last to leave ends the shared call. */
-  end(reason: Error): void {
-    const { waiters } = this.shared;
-    if (!waiters.delete(this)) return;
-    this.settle(undefined, reason);
-    if (waiters.size === 0) this.shared.call.end(reason);
-  }
-
-  settle(value: unknown, error: Error | undefined): void {
-    clearTimeout(this.#timer);
-    const { call } = this;
-    call.attempts = this.shared.call.attempts;
-    call.status = this.shared.call.status;
-    if (error) this.#reject(error);
-    else this.#resolve(value);
-  }
-}
