@@ -1,4 +1,4 @@
-import type { AssetView, FreshnessSource } from '../../models/index.js';
+import { FRESHNESS_SOURCES, type AssetView, type FreshnessSource } from '../../models/index.js';
 
 /** One asset's price as the live feed read it; what `Subscription.prices` sends and replicas publish to each other. */
 export interface PriceTick {
@@ -46,7 +46,7 @@ export function parseTicks(message: unknown): PriceTick[] {
   return ticks.filter(isTick);
 }
 
-const SOURCES = new Set<unknown>(['ORIGIN', 'CACHE', 'STALE', 'FALLBACK']);
+const SOURCES = new Set<unknown>(FRESHNESS_SOURCES);
 const numberOrNull = (v: unknown) => v === null || (typeof v === 'number' && Number.isFinite(v));
 
 function isTick(v: unknown): v is PriceTick {
