@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
-import { freshnessAt, type AssetSearchPage, type AssetView, type PriceHistory, type Resolution, type TokenRef } from '../models/index.js';
+import { freshnessAt, isValidAssetId, type AssetSearchPage, type AssetView, type PriceHistory, type Resolution, type TokenRef } from '../models/index.js';
 import type { Services } from '../services.js';
-import { isValidAssetId, type SearchAssetsParams } from '../upstream/index.js';
+import type { SearchAssetsParams } from '../upstream/index.js';
 import { assetFromToken } from '../stores/asset-cache.js';
 import type { CallScope } from '../upstream/scope.js';
 import { asError, eventScope } from './common.js';

@@ -1,9 +1,9 @@
 import type { Registry } from 'prom-client';
 import { tallyCounter } from '../metrics.js';
 import type { Logger } from '../logger.js';
-import { freshnessAt, type Asset, type AssetView, type FreshnessSource, type TokenRef } from '../models/index.js';
+import { freshnessAt, isValidAssetId, type Asset, type AssetView, type FreshnessSource, type TokenRef } from '../models/index.js';
 import { isUpstreamError } from '../upstream/errors.js';
-import { isValidAssetId, type Upstream } from '../upstream/index.js';
+import type { Upstream } from '../upstream/index.js';
 import { isDeadlineExceeded, untilDeadline } from '../upstream/deadline.js';
 import type { CallScope } from '../upstream/scope.js';
 import { createCopies, type Copy } from './assets/copies.js';

@@ -1,5 +1,4 @@
-import type { AssetPriceView, FreshnessSource, PricePoint } from '../../models/index.js';
-import { isValidAssetId, PRICE_HISTORY_RESOLUTIONS } from '../../upstream/index.js';
+import { isValidAssetId, PRICE_HISTORY_RESOLUTIONS, type AssetPriceView, type FreshnessSource, type PricePoint } from '../../models/index.js';
 import { builder } from '../builder.js';
 import { lengthCost, pagedHistoryCost } from '../common/cost.js';
 import { checkWindow } from '../common/inputs.js';

@@ -1,6 +1,5 @@
 import type { FieldComplexityValue } from '@pothos/plugin-complexity';
-import type { Resolution } from '../../models/index.js';
-import { MAX_HISTORY_POINTS, pointCount } from '../../upstream/index.js';
+import { MAX_HISTORY_POINTS, pointCount, type Resolution } from '../../models/index.js';
 import type { WindowArgs, WindowRules } from './inputs.js';
 
 /**

@@ -1,16 +1,4 @@
-import { FRESHNESS_SOURCES, type AssetView, type FreshnessSource } from '../../models/index.js';
-
-/** One asset's price as the live feed read it; what `Subscription.prices` sends and replicas publish to each other. */
-export interface PriceTick {
-  assetId: string;
-  usd: number | null;
-  change24h: number | null;
-  /** When the price was read from the assets service (epoch ms); null when unknown. */
-  asOf: number | null;
-  source: FreshnessSource;
-  /** The last read failed: this is the last known price, served until the upstream answers again. */
-  stale: boolean;
-}
+import { FRESHNESS_SOURCES, type AssetView, type PriceTick } from '../../models/index.js';
 
 /** The pub/sub channel the replica polling an asset publishes its ticks on. */
 export const TICKS_TOPIC = 'gateway:live-prices';
