@@ -3,6 +3,7 @@ import { decodeGlobalID } from '@pothos/plugin-relay';
 import { getOperationAST, type GraphQLField } from 'graphql';
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
 import type { ExecutionArgs } from 'graphql';
+import type { CallCount } from '../../plugins/query-cost.js';
 import { SEARCH_PAGE } from '../assets/inputs.js';
 
 /**
@@ -78,12 +79,6 @@ class Tally {
 
 function sum(list: unknown, each: (item: unknown) => number): number {
   return Array.isArray(list) ? list.reduce((total: number, item) => total + each(item), 0) : 0;
-}
-
-export interface CallCount {
-  calls: number;
-  /** The count depends on what the gateway holds now. */
-  consulted: boolean;
 }
 
 /** The calls of the operation `args` selects; null when it cannot be counted (execution reports why). */
