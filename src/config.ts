@@ -198,7 +198,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     apqMaxBytes: integer(env, 'APQ_MAX_BYTES', 8 * 1024 * 1024, 65_536, 2 ** 32),
     maxStreamsPerClient: integer(env, 'MAX_STREAMS_PER_CLIENT', 100, 1, 1_000_000),
     maxStreams: integer(env, 'MAX_STREAMS', 2000, 1, 1_000_000),
-    // Below 200 ms a poll per asset per interval is no longer a poll the upstream can take from every watched asset.
+    // Below 200 ms, a read of every watched asset each interval is more than the assets service can take.
     livePrices: Object.freeze({
       intervalMs: integer(env, 'LIVE_PRICES_INTERVAL_MS', 5000, 200, 600_000),
       maxAssets: integer(env, 'LIVE_PRICES_MAX_ASSETS', 100, 1, 1000),

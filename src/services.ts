@@ -9,6 +9,8 @@ import type { Config, UpstreamUrls } from './config.js';
 import { createPositionsStore, positionTokens, type PositionsStore, type PositionsStoreOptions } from './stores/positions.js';
 import { createEventHub, type EventHub } from './events/hub.js';
 import { createLivePrices, type LivePrices } from './stores/live-prices/index.js';
+import { openWalletValue } from './stores/live-prices/wallet-value.js';
+import type { WalletValueEvent } from './models/index.js';
 import { createAssetCache, type AssetCache, type AssetCacheOptions } from './stores/asset-cache.js';
 import { createIdempotencyStore, createRedisIdempotencyStore, type IdempotencyStore } from './stores/idempotency.js';
 import { createMarketIndex, type MarketIndex, type MarketIndexOptions } from './stores/market-index.js';
@@ -36,6 +38,8 @@ export interface Services {
   events: EventHub;
   /** The live price feed behind `Subscription.prices` and `walletValue`: one read per watched asset per interval for the cluster. */
   livePrices: LivePrices;
+  /** A wallet's value as `Subscription.walletValue` streams it, once this replica hears the live prices. */
+  walletValue(address: string): Promise<AsyncIterableIterator<WalletValueEvent>>;
   /**
    * The general-purpose Redis client when `REDIS_URL` is set (response cache, idempotency keys, rate
    * limits), else `null`. Commands fail after a second rather than wait for a Redis that is away.
@@ -171,6 +175,10 @@ export function createServices(options: ServicesOptions): Services {
     idempotency,
     events,
     livePrices,
+    async walletValue(address) {
+      await livePrices.whenListening();
+      return openWalletValue({ livePrices, positions, maxAssets: config.livePrices.maxAssets }, address);
+    },
     redis,
     upstreamHealth,
     verifiedCallers: revocations?.verifiedCallers ?? localCallers,

@@ -88,6 +88,16 @@ describe('architecture', () => {
     expect(deep).toEqual([]);
   });
 
+  it('keeps the schema on its sources and models: no import between schema/ and upstream/ or stores/, either way', () => {
+    const below = ['upstream/', 'stores/'];
+    const crossing = [...graph].flatMap(([from, targets]) =>
+      targets
+        .filter((to) => (from.startsWith('schema/') && below.some((layer) => to.startsWith(layer))) || (below.some((layer) => from.startsWith(layer)) && to.startsWith('schema/')))
+        .map((to) => `${from} → ${to}`),
+    );
+    expect(crossing).toEqual([]);
+  });
+
   it('has no module that exists only to break a cycle', () => {
     expect(graph.has('deps.ts')).toBe(false);
   });

@@ -42,20 +42,20 @@ export const PHASES: readonly { name: string; test: Test }[] = [
   {
     name: 'mapping records to models',
     test: any(
-      inUrl('/dist/models/', '/upstream/alerts/map', '/upstream/assets/map', '/upstream/markets/map'),
+      (f) => inUrl('/dist/models/', '/upstream/alerts/map', '/upstream/assets/map', '/upstream/markets/map')(f) && !f.url.includes('/models/asset-ids'),
       baseline('tokenBrief', 'tokenFull', 'tokenSymbol', 'marketHeader', 'walletMarket', 'marketsPageNode', 'provider', 'globalId', 'typename', 'upper', 'averages', 'blink', 'seconds'),
     ),
   },
   { name: 'upstream call: undici', test: inUrl('node_modules/undici/') },
   {
     name: 'upstream call: own layers (transport, clients, breaker)',
-    test: any((f) => inUrl('/dist/upstream/', 'node_modules/cockatiel/')(f) && !f.url.includes('/upstream/assets/ids'), baseline('get', 'assetsFor', 'listing')),
+    test: any(inUrl('/dist/upstream/', 'node_modules/cockatiel/'), baseline('get', 'assetsFor', 'listing')),
   },
   { name: 'document lookup, parse and validation', test: inUrl('graphql/validation/', 'graphql/language/', '/plugins/trusted-documents', 'plugin-persisted-operations', 'plugin-apq') },
   { name: 'limits and cost', test: inUrl('/plugins/document-limits', '/plugins/query-cost', 'graphql-armor', '/plugins/rate-limit', 'rate-limiter-flexible') },
   { name: 'response cache and collapse', test: inUrl('/dist/response-cache/', '/plugins/collapse-inflight') },
   { name: 'public caches (stores, lru-cache, dataloader)', test: inUrl('/dist/stores/', 'node_modules/lru-cache/', 'node_modules/dataloader/') },
-  { name: 'context and sources (ids checked)', test: inUrl('/dist/request-context', '/dist/context', '/dist/sources/', '/dist/credentials', '/plugins/credentials', '/upstream/assets/ids') },
+  { name: 'context and sources (ids checked)', test: inUrl('/dist/request-context', '/dist/context', '/dist/sources/', '/dist/credentials', '/plugins/credentials', '/models/asset-ids') },
   {
     name: 'resolvers, execution and promise machinery',
     test: any(inUrl('graphql/execution/', 'graphql-jit', '/dist/schema/', '@pothos/', 'graphql/type/', 'graphql/jsutils/'), baseline('mobileHome', 'walletScreen', 'marketsScreen')),

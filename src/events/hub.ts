@@ -54,7 +54,6 @@ export class EventsNotPublished extends Error {
   }
 }
 
-/** What the event hub is built from. */
 export interface EventHubDeps {
   config: Pick<Config, 'redisUrl'>;
   logger: Logger;

@@ -1,4 +1,4 @@
-import { assetIdForSolana, isValidAssetId } from '../upstream/index.js';
+import { assetIdForSolana, isValidAssetId } from '../models/index.js';
 import { isObject } from '../upstream/read.js';
 import { PRICE_CHANGE_WINDOWS, type Event, type PriceChangePoint, type PriceDirection } from './model.js';
 

@@ -113,3 +113,10 @@ export interface SubscriberPage {
   limit: number;
   count: number;
 }
+
+/** A device's Firebase Cloud Messaging registration for the mobile push channel. */
+export interface PushDevice {
+  fcmToken: string;
+  deviceId?: string;
+  appId?: string;
+}

@@ -6,3 +6,6 @@ export * from './alerts.js';
 export * from './views.js';
 export * from './freshness.js';
 export * from './passthrough.js';
+export * from './asset-ids.js';
+export * from './history.js';
+export * from './live-prices.js';

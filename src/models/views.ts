@@ -6,13 +6,8 @@ import type { Freshness } from './freshness.js';
  * what the gateway knows about them. The schema's object types are built on these.
  */
 
-/** Where an asset's metadata came from on this request. */
-export type MetadataSource = 'PRIMARY' | 'CACHE' | 'STALE' | 'FALLBACK';
-
-/** An asset as served: the model plus where its metadata came from. */
+/** An asset as served: the model plus where its metadata came from and when it was fetched. */
 export interface AssetView extends Asset {
-  metadataSource: MetadataSource;
-  /** Where this lookup's answer came from and when it was fetched (`metadataSource` in the schema's freshness terms). */
   freshness: Freshness;
   /** `price` is null because no assets service could be reached (not because the asset has none): the field reports UPSTREAM_UNAVAILABLE. */
   priceUnavailable?: boolean;

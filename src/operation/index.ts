@@ -5,5 +5,5 @@
  */
 export { CallBudget } from './budget.js';
 export { OperationDeadline, deadlineExceeded, isDeadlineExceeded, untilDeadline } from './deadline.js';
-export { UpstreamLedger, type CacheUse, type LedgerCall, type LedgerReport } from './ledger.js';
+export { UpstreamLedger, type LedgerCall, type LedgerReport } from './ledger.js';
 export { FreshnessBound, assertMayCall, detached, type CallScope } from './scope.js';

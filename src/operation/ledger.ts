@@ -1,3 +1,4 @@
+import type { CopySource } from '../models/freshness.js';
 import type { CallBudget } from './budget.js';
 import type { ServiceName } from '../upstream/errors.js';
 
@@ -19,9 +20,6 @@ export interface LedgerReport {
   budget: { used: number; limit: number } | null;
 }
 
-/** How a shared store served a lookup without an upstream call of this operation's own. */
-export type CacheUse = 'hit' | 'stale' | 'fallback';
-
 /**
  * What one operation cost upstream, written down only when its client asked (`X-Gateway-Debug: 1`,
  * where allowed): the HTTP layer adds each call it finishes, the shared stores each lookup they serve
@@ -41,9 +39,10 @@ export class UpstreamLedger {
     });
   }
 
-  cacheUse(use: CacheUse): void {
-    if (use === 'hit') this.#cache.hits += 1;
-    else if (use === 'stale') this.#cache.stale += 1;
+  /** A lookup a shared store served from a copy, without an upstream call of this operation's own. */
+  cacheUse(source: CopySource): void {
+    if (source === 'CACHE') this.#cache.hits += 1;
+    else if (source === 'STALE') this.#cache.stale += 1;
     else this.#cache.fallback += 1;
   }
 

@@ -4,9 +4,8 @@ import type { GraphQLFieldResolver } from 'graphql';
 
 /**
  * The `id` of every Node type, resolved without a promise. The relay plugin resolves each one through
- * an `async` function: every id of a response (a position's, its market's, its provider's, …) became a
- * promise the executor had to wait on in a microtask of its own, one per id of a response.
- * This plugin resolves a node's id with the type's own `id.resolve` and the relay plugin's encoding,
+ * an `async` function, which makes every id of a response (a position's, its market's, its provider's,
+ * …) a promise the executor waits on in a microtask of its own. This plugin resolves a node's id with the type's own `id.resolve` and the relay plugin's encoding,
  * the same string, and waits only when that resolver returns a promise.
  */
 const pluginName = 'syncGlobalIds';

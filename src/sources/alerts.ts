@@ -1,8 +1,8 @@
 import { MissingCredentialsError, subscriberKey, type Credentials } from '../credentials.js';
-import type { App, Channel, Identity, InboxPage, InboxSummary, SendNotification, TelegramChannelSetup } from '../models/alerts.js';
+import type { App, Channel, Identity, InboxPage, InboxSummary, PushDevice, SendNotification, TelegramChannelSetup } from '../models/alerts.js';
 import type { Services } from '../services.js';
 import { appKeyHash } from '../stores/verified-callers.js';
-import type { PushDevice, SubscriberCredentials, SubscriptionChange } from '../upstream/index.js';
+import type { SubscriberCredentials, SubscriptionChange } from '../upstream/index.js';
 import type { CallScope } from '../operation/index.js';
 import { eventScope } from './common.js';
 import { createAlertsReads, refusesCredentials, type AlertsDataKind, type AlertsReads, type InboxPageKey } from './alerts-reads.js';

@@ -1,8 +1,8 @@
 import DataLoader from 'dataloader';
-import type { AssetSearchPage, AssetView, PriceHistory, Resolution, TokenRef } from '../models/index.js';
+import { freshnessAt, isValidAssetId, type AssetSearchPage, type AssetView, type PriceHistory, type Resolution, type TokenRef } from '../models/index.js';
 import type { Services } from '../services.js';
-import { isValidAssetId, type SearchAssetsParams } from '../upstream/index.js';
-import { assetFromToken, freshnessOf } from '../stores/asset-cache.js';
+import type { SearchAssetsParams } from '../upstream/index.js';
+import { assetFromToken } from '../stores/asset-cache.js';
 import type { CallScope } from '../operation/index.js';
 import { asError, eventScope } from './common.js';
 
@@ -163,5 +163,5 @@ export class AssetsSource {
 
 /** A token's metadata from its record (when it was read is not carried with it: `asOf` unknown). */
 function fromRecord(ref: TokenRef, priceUnavailable: boolean): AssetView {
-  return { ...assetFromToken(ref), metadataSource: 'FALLBACK', freshness: freshnessOf('FALLBACK', null), priceUnavailable };
+  return { ...assetFromToken(ref), freshness: freshnessAt('FALLBACK', null), priceUnavailable };
 }

@@ -6,6 +6,8 @@ export { AlertsSource, type SendOnce, type SendReceipt } from './alerts.js';
 export { INBOX_COUNT_MAX_PAGES, INBOX_MAX_LIMIT, type AlertsDataKind, type InboxPageKey } from './alerts-reads.js';
 export { AssetsSource, type PriceHistoryKey } from './assets.js';
 export { MarketsSource, type ApyHistoryKey, type ApyHistoryResolution, type ValueHistoryKey } from './markets.js';
+// What a source's call rejects with when its upstream refuses or fails, for the schema to tell refusals apart.
+export { UpstreamError, type UpstreamErrorKind } from '../upstream/index.js';
 
 /**
  * One data source per upstream, per request (as Apollo's RESTDataSource): each holds the caller's

@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
-import { walletValueHistory, type Freshness, type Market, type MarketHistoryPoint, type Position, type Provider, type Resolution, type WalletValuePoint } from '../models/index.js';
+import { walletValueHistory, type Freshness, type MARKET_HISTORY_RESOLUTIONS, type Market, type MarketHistoryPoint, type Position, type Provider, type Resolution, type WalletValuePoint } from '../models/index.js';
 import type { Services } from '../services.js';
-import { MAX_HISTORY_MARKETS, MAX_POSITION_WALLETS, type MARKET_HISTORY_RESOLUTIONS, type MarketsClient } from '../upstream/index.js';
+import { MAX_HISTORY_MARKETS, MAX_POSITION_WALLETS, type MarketsClient } from '../upstream/index.js';
 import type { CallScope } from '../operation/index.js';
 import { asError, eventScope } from './common.js';
 

@@ -1,13 +1,13 @@
 import type { Registry } from 'prom-client';
 import { tallyCounter } from '../metrics.js';
 import type { Logger } from '../logger.js';
-import type { Asset, AssetView, Freshness, FreshnessSource, MetadataSource, TokenRef } from '../models/index.js';
+import { freshnessAt, isValidAssetId, type Asset, type AssetView, type FreshnessSource, type TokenRef } from '../models/index.js';
 import { isUpstreamError } from '../upstream/errors.js';
-import { isValidAssetId, type Upstream } from '../upstream/index.js';
-import { type CacheUse, type CallScope, isDeadlineExceeded, untilDeadline } from '../operation/index.js';
+import type { Upstream } from '../upstream/index.js';
+import { type CallScope, isDeadlineExceeded, untilDeadline } from '../operation/index.js';
 import { createCopies, type Copy } from './assets/copies.js';
 import { assetFromToken, createTokenRecords } from './assets/tokens.js';
-import { accepted, freshnessAt } from './freshness.js';
+import { accepted } from './freshness.js';
 
 export { assetFromToken } from './assets/tokens.js';
 
@@ -18,27 +18,27 @@ export { assetFromToken } from './assets/tokens.js';
  * `metadataTtlMs`, a price for `priceTtlMs` (prices move); an unknown id (404) is remembered for
  * `notFoundTtlMs` whatever the need. `Asset` fields look up the metadata; `Asset.price` looks up the
  * price, so a query without prices is answered from a copy hours old while one with prices refreshes
- * it every few seconds. What a lookup serves, and the `metadataSource` it reports:
+ * it every few seconds. What a lookup serves, and the `freshness.source` it reports:
  *
  * - a copy within the TTL of the need: `CACHE` (`FALLBACK` when the copy came from the second assets
  *   service), no call;
  * - a copy past that TTL by less than `staleWhileRevalidateMs`: the copy at once as `STALE`, while one
  *   refresh per id runs in the background;
  * - otherwise the assets service is asked (one call per id in flight, shared by concurrent requests and
- *   both needs): `PRIMARY`. When it fails (5xx, timeout, refused, breaker open, 429), in this order: the
+ *   both needs): `ORIGIN`. When it fails (5xx, timeout, refused, breaker open, 429), in this order: the
  *   last good copy up to `maxStaleMs` old (`STALE`, its price included); the second assets service
  *   (`FALLBACK`); the token records of market listings and positions (`FALLBACK`, metadata only:
  *   `price` is null and flagged `priceUnavailable`). When none has the asset, the service's error is raised.
  *
  * `STALE` therefore always means "a copy older than the TTL of what was needed"; `FALLBACK` means "not
- * from the assets service itself". The schema's `metadataSource` is that of the metadata lookup; the
+ * from the assets service itself". The schema's `Asset.freshness` is that of the metadata lookup; the
  * price's age shows in `price.updatedAt`. A 404 is an answer, not a failure: it gives `null` and is
  * cached briefly.
  *
  * A lookup whose scope carries the client's `FreshnessBound` (`Cache-Control: max-age=N`, `no-cache`)
  * treats a copy fetched more than N seconds before the operation as past its TTL with no
  * stale-while-revalidate: it asks the service, and serves that copy (`STALE`) only when the service fails.
- * Every answer carries its `freshness` (`PRIMARY` is `ORIGIN`; `asOf` is when the copy was fetched).
+ * Every answer carries its `freshness` (`asOf` is when the copy was fetched).
  */
 export interface AssetCache {
   /** Token records seen in market listings and positions: the last metadata fallback when the assets service fails. */
@@ -130,7 +130,7 @@ export function createAssetCache(deps: AssetCacheDeps, options: AssetCacheOption
   const tokenRecords = createTokenRecords(o.maxTokenRecords, now);
 
   // The views served of each copy, by source (a copy is replaced, not changed, when fetched again).
-  const viewsOf = new WeakMap<Copy, Partial<Record<MetadataSource, AssetView>>>();
+  const viewsOf = new WeakMap<Copy, Partial<Record<FreshnessSource, AssetView>>>();
   // Counted for every token of every screen (dozens a request): tallied, the counter told on collection.
   const lookups = tallyCounter({
     name: 'gateway_asset_lookups_total',
@@ -142,10 +142,9 @@ export function createAssetCache(deps: AssetCacheDeps, options: AssetCacheOption
   const ttlOf = (copy: Copy, need: AssetNeed): number =>
     copy.asset === null ? o.notFoundTtlMs : need === 'price' ? o.priceTtlMs : o.metadataTtlMs;
 
-  function serve(copy: Copy, need: AssetNeed, source: MetadataSource, asked: boolean, scope: CallScope | undefined): AssetLookup {
+  function serve(copy: Copy, need: AssetNeed, source: FreshnessSource, asked: boolean, scope: CallScope | undefined): AssetLookup {
     lookups.count(need, source);
-    const use = LEDGER_USE[source];
-    if (use) scope?.ledger?.cacheUse(use);
+    if (source !== 'ORIGIN') scope?.ledger?.cacheUse(source);
     return { asset: copy.asset && viewOf(copy, copy.asset, source), asked };
   }
 
@@ -154,10 +153,10 @@ export function createAssetCache(deps: AssetCacheDeps, options: AssetCacheOption
    * is served it (views are read, never changed), rather than copied for each of the dozens of tokens a
    * screen resolves.
    */
-  function viewOf(copy: Copy, asset: Asset, source: MetadataSource): AssetView {
+  function viewOf(copy: Copy, asset: Asset, source: FreshnessSource): AssetView {
     let views = viewsOf.get(copy);
     if (!views) viewsOf.set(copy, (views = {}));
-    return (views[source] ??= { ...asset, metadataSource: source, freshness: freshnessOf(source, copy.fetchedAt) });
+    return (views[source] ??= { ...asset, freshness: freshnessAt(source, copy.fetchedAt) });
   }
 
   async function afterFailure(assetId: string, need: AssetNeed, error: unknown, scope: CallScope | undefined): Promise<AssetLookup> {
@@ -179,9 +178,9 @@ export function createAssetCache(deps: AssetCacheDeps, options: AssetCacheOption
     const record = tokenRecords.get(assetId);
     if (record) {
       lookups.count(need, 'FALLBACK');
-      scope?.ledger?.cacheUse('fallback');
+      scope?.ledger?.cacheUse('FALLBACK');
       const asset = assetFromToken(record.token);
-      return { asset: { ...asset, metadataSource: 'FALLBACK', freshness: freshnessOf('FALLBACK', record.seenAt), priceUnavailable: true }, asked: true };
+      return { asset: { ...asset, freshness: freshnessAt('FALLBACK', record.seenAt), priceUnavailable: true }, asked: true };
     }
     if (unknownToSecond) return { asset: null, asked: true };
     throw error;
@@ -219,7 +218,7 @@ export function createAssetCache(deps: AssetCacheDeps, options: AssetCacheOption
       if (answer) return answer;
       try {
         const fetched = await untilDeadline(copies.fetch(assetId, upstream.assets, 'primary', scope), scope?.deadline, 'assets');
-        return serve(fetched, need, 'PRIMARY', true, scope);
+        return serve(fetched, need, 'ORIGIN', true, scope);
       } catch (error) {
         // The operation's own limit, not an outage: no fallback would be within it either.
         if (isUpstreamError(error, 'TOO_MANY_CALLS')) throw error;
@@ -227,16 +226,6 @@ export function createAssetCache(deps: AssetCacheDeps, options: AssetCacheOption
       }
     },
   };
-}
-
-/** How the ledger counts what a lookup served: a copy (`hit`), a stale copy, or a fallback; `PRIMARY` is the call itself. */
-const LEDGER_USE: Record<MetadataSource, CacheUse | null> = { PRIMARY: null, CACHE: 'hit', STALE: 'stale', FALLBACK: 'fallback' };
-
-const FRESHNESS_SOURCES: Record<MetadataSource, FreshnessSource> = { PRIMARY: 'ORIGIN', CACHE: 'CACHE', STALE: 'STALE', FALLBACK: 'FALLBACK' };
-
-/** The freshness of an answer: its metadata source in the schema's one vocabulary, and when it was fetched. */
-export function freshnessOf(source: MetadataSource, fetchedAt: number | null): Freshness {
-  return fetchedAt === null ? { source: FRESHNESS_SOURCES[source], asOf: null, stale: source === 'STALE' } : freshnessAt(FRESHNESS_SOURCES[source], fetchedAt);
 }
 
 function withoutUndefined<T extends object>(value: T): Partial<T> {

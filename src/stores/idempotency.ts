@@ -1,8 +1,9 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import { gatewayError } from '../errors.js';
+import { sha256 } from '../hashing.js';
 import type { Logger } from '../logger.js';
 
 /** How long a key is remembered, as the alerts service does (docs/upstream.md 1.5). */
@@ -202,5 +203,5 @@ function stillPending() {
 
 /** Header values cannot hold a newline, so the separator keeps (api key, idempotency key) pairs apart. */
 function entryId(apiKey: string, idempotencyKey: string): string {
-  return createHash('sha256').update(apiKey).update('\n').update(idempotencyKey).digest('base64url');
+  return sha256(`${apiKey}\n${idempotencyKey}`);
 }

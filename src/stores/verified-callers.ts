@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256 } from '../hashing.js';
 import { LRUCache } from 'lru-cache';
 import type { Identity } from '../models/alerts.js';
 
@@ -51,5 +51,5 @@ export function createVerifiedCallers(options: VerifiedCallersOptions): Verified
 
 /** The name a send's app key is held and counted under: its SHA-256, never the key. */
 export function appKeyHash(apiKey: string): string {
-  return createHash('sha256').update(apiKey).digest('base64url');
+  return sha256(apiKey);
 }

@@ -124,18 +124,7 @@ export type {
   ServiceName,
   UpstreamErrorKind,
 } from './http.js';
-export type { AlertsClient, AppCredentials, SubscriberCredentials, PushDevice, SubscriptionChange, InboxParams } from './alerts/client-types.js';
+export type { AlertsClient, AppCredentials, SubscriberCredentials, SubscriptionChange, InboxParams } from './alerts/client-types.js';
 export type { MarketsClient, ListMarketsParams, MarketHistoryParams, PositionsParams, PositionHistoryParams } from './markets/client.js';
 export { MAX_HISTORY_MARKETS, MAX_POSITION_WALLETS } from './markets/client.js';
 export type { AssetsClient, SearchAssetsParams, PriceHistoryParams } from './assets/client.js';
-export { isValidAssetId, parseAssetId, assetIdForSolana } from './assets/ids.js';
-export {
-  MARKET_HISTORY_RESOLUTIONS,
-  MAX_HISTORY_POINTS,
-  POSITION_HISTORY_RESOLUTIONS,
-  POSITION_HISTORY_START,
-  PRICE_HISTORY_RESOLUTIONS,
-  isOffered,
-  pointCount,
-  resolutionMs,
-} from './resolution.js';

@@ -119,7 +119,7 @@ describe('metadataSource and the call budget', () => {
     const cached = await gw.execute(METADATA, { ids });
     expect(cached.data!['assets']).toEqual(cold.data!['assets'].map((a: any) => ({ ...a, metadataSource: 'CACHE' })));
     // A market's or position's token is metadata too.
-    expect(await new AssetsSource(gw.services).token(tokenRecord(gw, SOL))).toMatchObject({ assetId: SOL, metadataSource: 'CACHE' });
+    expect(await new AssetsSource(gw.services).token(tokenRecord(gw, SOL))).toMatchObject({ assetId: SOL, freshness: { source: 'CACHE' } });
     expect(calls(gw)).toBe(3);
 
     const priced = await gw.execute(PRICED, { ids });
@@ -141,21 +141,21 @@ describe('metadataSource and the call budget', () => {
     const clock = fakeClock();
     const gw = await gateway({ assetCache: { now: clock.now, priceTtlMs: 1_000, staleWhileRevalidateMs: 10_000 } });
     const cache = gw.services.assetCache;
-    expect(await cache.get(SOL, 'price')).toMatchObject({ asset: { metadataSource: 'PRIMARY' }, asked: true });
+    expect(await cache.get(SOL, 'price')).toMatchObject({ asset: { freshness: { source: 'ORIGIN' } }, asked: true });
 
     clock.advance(5_000);
     gw.sim.controls.setLatency({ service: 'assets' }, { fixedMs: 150 });
-    expect(await cache.get(SOL, 'metadata')).toMatchObject({ asset: { metadataSource: 'CACHE' }, asked: false });
+    expect(await cache.get(SOL, 'metadata')).toMatchObject({ asset: { freshness: { source: 'CACHE' } }, asked: false });
     expect(calls(gw)).toBe(1);
     // Within the revalidation window: the copy at once, refreshed in the background.
-    expect(await cache.get(SOL, 'price')).toMatchObject({ asset: { metadataSource: 'STALE' }, asked: false });
-    await vi.waitFor(async () => expect(await cache.get(SOL, 'price')).toMatchObject({ asset: { metadataSource: 'CACHE' } }));
+    expect(await cache.get(SOL, 'price')).toMatchObject({ asset: { freshness: { source: 'STALE' } }, asked: false });
+    await vi.waitFor(async () => expect(await cache.get(SOL, 'price')).toMatchObject({ asset: { freshness: { source: 'CACHE' } } }));
     expect(calls(gw)).toBe(2);
 
     // Past the window the lookup waits for the service.
     clock.advance(20_000);
-    expect(await cache.get(SOL, 'metadata')).toMatchObject({ asset: { metadataSource: 'CACHE' }, asked: false });
-    expect(await cache.get(SOL, 'price')).toMatchObject({ asset: { metadataSource: 'PRIMARY' }, asked: true });
+    expect(await cache.get(SOL, 'metadata')).toMatchObject({ asset: { freshness: { source: 'CACHE' } }, asked: false });
+    expect(await cache.get(SOL, 'price')).toMatchObject({ asset: { freshness: { source: 'ORIGIN' } }, asked: true });
     expect(calls(gw)).toBe(3);
   });
 
@@ -174,9 +174,9 @@ describe('metadataSource and the call budget', () => {
 
     source.startEvent();
     const reloaded = (await source.asset(SOL))!;
-    expect(reloaded.metadataSource).toBe('CACHE');
+    expect(reloaded.freshness.source).toBe('CACHE');
     const priced = await source.price(reloaded);
-    expect(priced).toMatchObject({ assetId: SOL, metadataSource: 'PRIMARY' });
+    expect(priced).toMatchObject({ assetId: SOL, freshness: { source: 'ORIGIN' } });
     expect(await source.price(reloaded)).toBe(priced);
     expect(calls(gw)).toBe(2);
   });
@@ -407,7 +407,7 @@ describe('token(ref): the asset of a market or position token', () => {
   test('the asset when the assets service has it', async () => {
     const gw = await gateway();
     const asset = await new AssetsSource(gw.services).token(tokenRecord(gw, SOL));
-    expect(asset).toMatchObject({ assetId: SOL, type: 'TOKEN', metadataSource: 'PRIMARY', description: expect.any(String) });
+    expect(asset).toMatchObject({ assetId: SOL, type: 'TOKEN', freshness: { source: 'ORIGIN' }, description: expect.any(String) });
     expect(asset!.price).not.toBeNull();
   });
 
@@ -415,7 +415,7 @@ describe('token(ref): the asset of a market or position token', () => {
     const gw = await gateway();
     const ref: TokenRef = { assetId: 'solana:NewMint1111111111111111111111111111111111', address: 'NewMint1111111111111111111111111111111111', symbol: 'NEW', decimals: 6, icon: null, name: null };
     const asset = await new AssetsSource(gw.services).token(ref);
-    expect(asset).toMatchObject({ assetId: ref.assetId, symbol: 'NEW', name: 'NEW', decimals: 6, metadataSource: 'FALLBACK', price: null });
+    expect(asset).toMatchObject({ assetId: ref.assetId, symbol: 'NEW', name: 'NEW', decimals: 6, freshness: { source: 'FALLBACK' }, price: null });
     expect(asset!.priceUnavailable).toBe(false);
   });
 
@@ -424,7 +424,7 @@ describe('token(ref): the asset of a market or position token', () => {
     gw.sim.controls.setFault({ service: 'assets' }, { status: 503 });
     const record = tokenRecord(gw, SOL);
     const asset = await new AssetsSource(gw.services).token(record);
-    expect(asset).toMatchObject({ symbol: 'SOL', metadataSource: 'FALLBACK', price: null, priceUnavailable: true });
+    expect(asset).toMatchObject({ symbol: 'SOL', freshness: { source: 'FALLBACK' }, price: null, priceUnavailable: true });
 
     const res = await gw.execute(ASSET, { id: SOL });
     expect(res.data!['asset']).toMatchObject({ symbol: 'SOL', metadataSource: 'FALLBACK', price: null });
@@ -433,7 +433,7 @@ describe('token(ref): the asset of a market or position token', () => {
   test('is reached when the assets URL refuses connections from the start', async () => {
     const gw = await gateway({ upstream: { assetsUrl: await closedPortUrl() } });
     const asset = await new AssetsSource(gw.services).token(tokenRecord(gw, SOL));
-    expect(asset).toMatchObject({ symbol: 'SOL', metadataSource: 'FALLBACK', priceUnavailable: true });
+    expect(asset).toMatchObject({ symbol: 'SOL', freshness: { source: 'FALLBACK' }, priceUnavailable: true });
   });
 });
 
@@ -448,7 +448,7 @@ describe('the call budget and the shared asset cache', () => {
     const within = assetCache.get(SOL, 'metadata', { budget: new CallBudget(10) });
 
     await expect(over).rejects.toMatchObject({ kind: 'TOO_MANY_CALLS' });
-    expect((await within).asset).toMatchObject({ assetId: SOL, metadataSource: 'PRIMARY' });
+    expect((await within).asset).toMatchObject({ assetId: SOL, freshness: { source: 'ORIGIN' } });
     expect(calls(gw)).toBe(1);
     // Past the budget is not an outage: the second assets service is not asked.
     expect(second.controls.count('assets', ASSET_ROUTE)).toBe(0);
@@ -463,13 +463,13 @@ describe('held assets answer at once', () => {
     const pending = cold.token(tokenRecord(gw, SOL));
     expect(pending).toBeInstanceOf(Promise);
     const fetched = (await pending)!;
-    expect(fetched).toMatchObject({ assetId: SOL, metadataSource: 'PRIMARY' });
+    expect(fetched).toMatchObject({ assetId: SOL, freshness: { source: 'ORIGIN' } });
     expect(calls(gw)).toBe(1);
 
     const warm = new AssetsSource(gw.services);
     const held = warm.token(tokenRecord(gw, SOL));
     expect(held).not.toBeInstanceOf(Promise);
-    expect(held).toMatchObject({ assetId: SOL, metadataSource: 'CACHE' });
+    expect(held).toMatchObject({ assetId: SOL, freshness: { source: 'CACHE' } });
     // One answer per id and request, the same object, and its price at once within the price TTL.
     expect(warm.token(tokenRecord(gw, SOL))).toBe(held);
     const priced = warm.price(held as NonNullable<typeof fetched>);

@@ -128,3 +128,25 @@ describe('Cache-Control bounds the age of cached assets', () => {
     expect(calls()).toBe(3);
   });
 });
+
+describe('Asset.metadataSource, deprecated for Asset.freshness.source', () => {
+  const BOTH = `query ($ids: [String!]!) { assets(ids: $ids) { metadataSource freshness { source } } }`;
+  const pairs = (res: any) => res.data.assets.map((a: any) => [a.metadataSource, a.freshness.source]);
+
+  test('is marked deprecated, pointing at freshness.source', async () => {
+    const { gw } = await gateway();
+    const res: any = await gw.execute(`{ __type(name: "Asset") { fields(includeDeprecated: true) { name isDeprecated deprecationReason } } }`);
+    const field = res.data.__type.fields.find((f: any) => f.name === 'metadataSource');
+    expect(field).toMatchObject({ isDeprecated: true, deprecationReason: expect.stringContaining('freshness.source') });
+  });
+
+  test('keeps answering in its own words: PRIMARY where freshness says ORIGIN, the same word otherwise', async () => {
+    const { gw, clock, ids } = await gateway();
+    expect(pairs(await gw.execute(BOTH, { ids }))).toEqual(Array(3).fill(['PRIMARY', 'ORIGIN']));
+    clock.advance(10_000);
+    expect(pairs(await gw.execute(BOTH, { ids }))).toEqual(Array(3).fill(['CACHE', 'CACHE']));
+    clock.advance(7 * 60 * 60_000);
+    gw.sim.controls.setFault({ service: 'assets' }, { status: 503 });
+    expect(pairs(await gw.execute(BOTH, { ids }))).toEqual(Array(3).fill(['STALE', 'STALE']));
+  });
+});

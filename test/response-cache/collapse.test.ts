@@ -1,24 +1,13 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { describe, expect, it } from 'vitest';
 import { operation, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { useGatewayPerTest } from '../helpers/gateway-per-test.js';
 
 /**
  * Identical operations in flight run once: with the response cache on (no stampede on a cold or
  * expired key) and off (concurrent identical requests share one execution and its upstream calls).
  */
-let sim: Simulator;
+const { sim, start } = useGatewayPerTest();
 let gw: TestGateway | undefined;
-
-beforeAll(async () => {
-  sim = await startSimulator({ seed: 42 });
-});
-afterAll(() => sim.close());
-afterEach(async () => {
-  sim.controls.reset();
-  sim.alerts.reset();
-  await gw?.close();
-  gw = undefined;
-});
 
 const WALLET_OP = operation('WalletPositions');
 
@@ -31,7 +20,7 @@ async function executions(gateway: TestGateway): Promise<{ ran: number; shared: 
 for (const responseCache of [true, false]) {
   describe(`50 concurrent identical operations, response cache ${responseCache ? 'on' : 'off'}`, () => {
     it('make the upstream calls of one and answer all 50 alike', async () => {
-      gw = await startTestGateway({ sim, config: { responseCache } });
+      gw = await start({ config: { responseCache } });
       const address = gw.sim.alerts.demo.walletAddress;
       // Slow enough upstream that all 50 arrive while the first is still executing.
       sim.controls.setLatency({ service: 'markets' }, { fixedMs: 150 });
@@ -58,7 +47,7 @@ for (const responseCache of [true, false]) {
 
 describe('what never collapses', () => {
   it('different callers of a private operation each run their own', async () => {
-    gw = await startTestGateway({ sim, config: { responseCache: false } });
+    gw = await start({ config: { responseCache: false } });
     sim.controls.setLatency({ service: 'alerts' }, { fixedMs: 100 });
     const query = '{ viewer { id unreadCount } }';
     const others = [...gw.sim.alerts.subscribers.values()].slice(0, 3);
@@ -72,7 +61,7 @@ describe('what never collapses', () => {
   });
 
   it('mutations run every time', async () => {
-    gw = await startTestGateway({ sim, config: { responseCache: false } });
+    gw = await start({ config: { responseCache: false } });
     sim.controls.setLatency({ service: 'alerts' }, { fixedMs: 100 });
     const mutation = 'mutation { markNotificationsRead { userErrors { message } } }';
     sim.controls.resetCounts();
@@ -82,7 +71,7 @@ describe('what never collapses', () => {
   });
 
   it('a request that asks for the upstream ledger runs its own', async () => {
-    gw = await startTestGateway({ sim, config: { responseCache: false, debugLedger: true } });
+    gw = await start({ config: { responseCache: false, debugLedger: true } });
     sim.controls.setLatency({ service: 'assets' }, { fixedMs: 100 });
     const query = '{ searchAssets(query: "sol", first: 5) { edges { node { assetId } } } }';
     sim.controls.resetCounts();
@@ -101,7 +90,7 @@ describe('deadlines of collapsed requests (issue 33 item 4)', () => {
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
   it('a follower arriving 850 ms after a leader with the same 1000 ms timeout is not cut short by the leader’s deadline', async () => {
-    gw = await startTestGateway({ sim, config: { responseCache: false } });
+    gw = await start({ config: { responseCache: false } });
     const timeout = { 'x-request-timeout-ms': '1000' };
     // The leader's search outlasts its deadline; by the time the followers ask, the upstream answers at once.
     sim.controls.setLatency({ service: 'assets', route: ROUTE }, { fixedMs: 1_600 });
@@ -122,7 +111,7 @@ describe('deadlines of collapsed requests (issue 33 item 4)', () => {
   });
 
   it('a follower with more time than the leader still shares a leader that answered in time', async () => {
-    gw = await startTestGateway({ sim, config: { responseCache: false } });
+    gw = await start({ config: { responseCache: false } });
     sim.controls.setLatency({ service: 'assets', route: ROUTE }, { fixedMs: 200 });
     const leader = gw.execute(SEARCH, {}, { 'x-request-timeout-ms': '5000' });
     const follower = gw.execute(SEARCH, {}, { 'x-request-timeout-ms': '9000' });

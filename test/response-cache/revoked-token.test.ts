@@ -1,9 +1,9 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.js';
 import { subscriberKey } from '../../src/credentials.js';
 import { REVOCATIONS_TOPIC } from '../../src/stores/revocations.js';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
-import { startTestGateway, useRedisReplicas, type GraphQLResponse, type TestGateway } from '../helpers/gateway.js';
+import { useRedisReplicas, type GraphQLResponse, type TestGateway } from '../helpers/gateway.js';
+import { useGatewayPerTest } from '../helpers/gateway-per-test.js';
 import { needsRedis } from '../helpers/processes.js';
 
 /**
@@ -35,21 +35,11 @@ function cacheConfig(privateTtlMs: number): Partial<Config> {
 }
 
 describe('a revoked token (one gateway)', () => {
-  let sim: Simulator;
+  const { sim, start } = useGatewayPerTest();
   let gw: TestGateway | undefined;
-  beforeAll(async () => {
-    sim = await startSimulator({ seed: 42 });
-  });
-  afterAll(() => sim.close());
-  afterEach(async () => {
-    sim.alerts.reset();
-    sim.controls.reset();
-    await gw?.close();
-    gw = undefined;
-  });
 
   it('gets no stale private answer once the refresh of it was refused, whether it reads the alerts service or only the identity', async () => {
-    gw = await startTestGateway({ sim, config: cacheConfig(TTL_MS) });
+    gw = await start({ config: cacheConfig(TTL_MS) });
     const headers = gw.viewerHeaders;
     for (const query of [CHANNELS, IDENTITY]) expect((await gw.execute(query, {}, headers)).errors).toBeUndefined();
 
@@ -64,7 +54,7 @@ describe('a revoked token (one gateway)', () => {
   });
 
   it('loses its fresh private answers and its identity as soon as any call with it is refused', async () => {
-    gw = await startTestGateway({ sim, config: cacheConfig(60_000) });
+    gw = await start({ config: cacheConfig(60_000) });
     const headers = gw.viewerHeaders;
     for (const query of [CHANNELS, IDENTITY]) expect((await gw.execute(query, {}, headers)).errors).toBeUndefined();
     // Still fresh for a minute: answered from the cache, no call.
@@ -80,7 +70,7 @@ describe('a revoked token (one gateway)', () => {
   });
 
   it('does not touch another caller’s entries', async () => {
-    gw = await startTestGateway({ sim, config: cacheConfig(60_000) });
+    gw = await start({ config: cacheConfig(60_000) });
     const demo = sim.alerts.demo;
     const other = [...sim.alerts.subscribers.values()].find((s) => s.walletAddress !== demo.walletAddress)!;
     const otherHeaders = { authorization: `Bearer ${other.token}`, 'x-service-client-key': demo.clientKey };

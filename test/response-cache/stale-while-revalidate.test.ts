@@ -1,31 +1,20 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import type { TestGateway } from '../helpers/gateway.js';
+import { useGatewayPerTest } from '../helpers/gateway-per-test.js';
 
 /**
  * Past its TTL and within the grace period a cached result is answered at once, stale (its `Age` says
  * how old), while one background execution refreshes it; a client's `max-age` bounds how stale.
  */
-let sim: Simulator;
+const { sim, start: startGateway } = useGatewayPerTest();
 let gw: TestGateway | undefined;
-
-beforeAll(async () => {
-  sim = await startSimulator({ seed: 42 });
-});
-afterAll(() => sim.close());
-afterEach(async () => {
-  sim.controls.reset();
-  await gw?.close();
-  gw = undefined;
-});
 
 const SEARCH = '{ searchAssets(query: "sol", first: 5) { edges { node { assetId name symbol } } } }';
 const SEARCH_ROUTE = 'GET /v0/search';
 const TTL_MS = 400;
 
 function start(graceMs: number) {
-  return startTestGateway({
-    sim,
+  return startGateway({
     config: {
       responseCache: true,
       responseCacheGraceMs: graceMs,

@@ -4,7 +4,7 @@ import { marketTokens } from '../../src/models/market.js';
 import type { LendingPosition, PredictionPosition, RewardPosition } from '../../src/models/position.js';
 import { walletTotalValueUsd, walletValueHistory, type Position } from '../../src/models/position.js';
 import { mapApps, mapChannelListing, mapInbox, toSendBody } from '../../src/upstream/alerts/map.js';
-import { assetIdForSolana, isValidAssetId } from '../../src/upstream/assets/ids.js';
+import { assetIdForSolana, isValidAssetId } from '../../src/models/asset-ids.js';
 import { mapAsset, mapSearch } from '../../src/upstream/assets/map.js';
 import { mapMarket, mapMarketHistory, mapMarkets } from '../../src/upstream/markets/map-market.js';
 import { mapPositionHistory, mapPositions } from '../../src/upstream/markets/map-position.js';

@@ -1,5 +1,4 @@
-import type { AssetPriceView, PricePoint } from '../../models/index.js';
-import { isValidAssetId, PRICE_HISTORY_RESOLUTIONS } from '../../upstream/index.js';
+import { isValidAssetId, PRICE_HISTORY_RESOLUTIONS, type AssetPriceView, type FreshnessSource, type PricePoint } from '../../models/index.js';
 import { builder } from '../builder.js';
 import { lengthCost, pagedHistoryCost } from '../common/cost.js';
 import { checkWindow } from '../common/inputs.js';
@@ -36,6 +35,9 @@ export const MetadataSourceEnum = builder.enumType('MetadataSource', {
     },
   } as const,
 });
+
+/** The deprecated `metadataSource` spelling of each freshness source. */
+const METADATA_SOURCES = { ORIGIN: 'PRIMARY', CACHE: 'CACHE', STALE: 'STALE', FALLBACK: 'FALLBACK' } as const satisfies Record<FreshnessSource, string>;
 
 const AssetPriceRef = builder.objectRef<AssetPriceView>('AssetPrice').implement({
   description: 'The latest price of an asset.',
@@ -105,14 +107,15 @@ builder.node(AssetRef, {
     freshness: t.field({
       type: FreshnessRef,
       nullable: false,
-      description: "How fresh this asset's metadata is (metadataSource in the freshness terms Market and AssetPrice share; the price has its own).",
+      description: "How fresh this asset's metadata is, in the terms Market and AssetPrice share (the price has its own).",
       resolve: (a) => a.freshness,
     }),
     metadataSource: t.field({
       type: MetadataSourceEnum,
       nullable: false,
       description: "Where this asset's metadata came from on this request (the price has its own freshness: see price.freshness).",
-      resolve: (a) => a.metadataSource,
+      deprecationReason: 'Use `freshness.source`: the same answer in the terms Market and AssetPrice share (PRIMARY is ORIGIN there).',
+      resolve: (a) => METADATA_SOURCES[a.freshness.source],
     }),
     priceHistory: t.connection(
       {

@@ -1,6 +1,5 @@
 import { badUserInput } from '../../errors.js';
-import type { AssetType } from '../../models/index.js';
-import { isValidAssetId, MAX_HISTORY_POINTS, PRICE_HISTORY_RESOLUTIONS } from '../../upstream/index.js';
+import { isValidAssetId, MAX_HISTORY_POINTS, PRICE_HISTORY_RESOLUTIONS, type AssetType } from '../../models/index.js';
 import { cursorFingerprint, decodeCursor, encodeCursor, fieldsOf, type CursorSigning } from '../common/cursor.js';
 import type { WindowRules } from '../common/inputs.js';
 import { boundCursors, type UpstreamCursors } from '../common/upstream-page.js';

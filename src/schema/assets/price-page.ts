@@ -1,6 +1,5 @@
 import { badUserInput } from '../../errors.js';
-import type { PricePoint } from '../../models/index.js';
-import { pointCount, resolutionMs } from '../../upstream/index.js';
+import { pointCount, resolutionMs, type PricePoint } from '../../models/index.js';
 import type { CursorSigning } from '../common/cursor.js';
 import type { HistoryWindow } from '../common/inputs.js';
 import { PRICE_HISTORY_PAGE, type PriceResolution, checkFirst, decodePointCursor, encodePointCursor } from './inputs.js';

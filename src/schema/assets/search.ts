@@ -1,5 +1,4 @@
-import type { AssetSummary, AssetView } from '../../models/index.js';
-import { freshnessOf } from '../../stores/asset-cache.js';
+import { freshnessAt, type AssetSummary, type AssetView } from '../../models/index.js';
 import { builder } from '../builder.js';
 import { pageCost } from '../common/cost.js';
 import { resumeInUpstreamPage } from '../common/upstream-page.js';
@@ -24,8 +23,7 @@ function summaryView(summary: AssetSummary, fetchedAt: number): AssetView {
     websiteUrl: null,
     price: null,
     marketCapUsd: null,
-    metadataSource: 'PRIMARY',
-    freshness: freshnessOf('PRIMARY', fetchedAt),
+    freshness: freshnessAt('ORIGIN', fetchedAt),
     summaryOnly: true,
   };
 }

@@ -3,14 +3,15 @@ import { decodeGlobalID } from '@pothos/plugin-relay';
 import { getOperationAST, type GraphQLField } from 'graphql';
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
 import type { ExecutionArgs } from 'graphql';
+import type { CallCount } from '../../plugins/query-cost.js';
 import { SEARCH_PAGE } from '../assets/inputs.js';
 
 /**
  * The upstream calls an operation would make, counted before it runs (`plugins/query-cost.ts` refuses
  * an operation that would make more than the call budget). Its cost counts the work on what it
  * fetches; this counts what it makes the upstreams do, which depends on what the gateway holds: an
- * asset id the asset cache holds costs no call, an unknown one costs one (issue 33: 24 aliases of
- * `nodes(ids: [100 unknown asset ids])` cost 19,224 and made the whole budget of 500 calls, 0.4–1 s of CPU).
+ * asset id the asset cache holds costs no call, an unknown one costs one, so aliases of lookups of
+ * unknown ids are refused for the calls they would make even when their cost is within bounds.
  *
  * Each field below counts the calls it makes itself; a list's items count theirs once per item (its
  * declared size, as the cost counts it). Ids are counted once per operation, however many aliases name
@@ -78,12 +79,6 @@ class Tally {
 
 function sum(list: unknown, each: (item: unknown) => number): number {
   return Array.isArray(list) ? list.reduce((total: number, item) => total + each(item), 0) : 0;
-}
-
-export interface CallCount {
-  calls: number;
-  /** The count depends on what the gateway holds now. */
-  consulted: boolean;
 }
 
 /** The calls of the operation `args` selects; null when it cannot be counted (execution reports why). */

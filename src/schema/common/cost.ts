@@ -1,6 +1,5 @@
 import type { FieldComplexityValue } from '@pothos/plugin-complexity';
-import type { Resolution } from '../../models/index.js';
-import { MAX_HISTORY_POINTS, pointCount } from '../../upstream/index.js';
+import { MAX_HISTORY_POINTS, pointCount, type Resolution } from '../../models/index.js';
 import type { WindowArgs, WindowRules } from './inputs.js';
 
 /**
@@ -41,8 +40,7 @@ export function lengthCost<K extends string>(key: K) {
 /**
  * A time series: the points its window holds at its resolution, at most what one range may hold, with a
  * call of its own. `seriesFetched` series of the window are fetched to make it: a wallet's value is the
- * sum of one series per position (scripts/cost-work.ts: 22 aliases of a demo wallet's daily history
- * priced 19,382 took 506 ms of CPU and +68 MiB of heap when priced as one series).
+ * sum of one series per position, and is priced for each (scripts/cost-work.ts measures the work).
  */
 export function historyCost<R extends Resolution>(rules: WindowRules<R>, seriesFetched = 1) {
   return (args: WindowArgs): FieldComplexityValue => {
@@ -53,9 +51,8 @@ export function historyCost<R extends Resolution>(rules: WindowRules<R>, seriesF
 
 /**
  * A paged time series (`priceHistory`) costs the points it fetches, not those it returns: a range one
- * call holds (at most `MAX_HISTORY_POINTS`) is fetched whole for any page of it (issue 33: `first: 1`
- * over eight 2,000-point windows of every priced asset fetched 600,000 points, +120–208 MB); a longer
- * range, the page's own steps. The selection runs once per point returned.
+ * call holds (at most `MAX_HISTORY_POINTS`) is fetched whole for any page of it, so `first: 1` is
+ * priced as the whole range; a longer range, the page's own steps. The selection runs once per point returned.
  */
 export function pagedHistoryCost<R extends Resolution>(rules: WindowRules<R>) {
   return (args: WindowArgs & { first?: number | null; last?: number | null }): FieldComplexityValue => {

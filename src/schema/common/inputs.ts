@@ -1,6 +1,5 @@
 import { badUserInput } from '../../errors.js';
-import type { Resolution } from '../../models/index.js';
-import { isOffered, pointCount } from '../../upstream/index.js';
+import { isOffered, pointCount, type Resolution } from '../../models/index.js';
 
 /** Checks of caller input that several domains share. */
 

@@ -1,7 +1,7 @@
 import { badUserInput } from '../../errors.js';
 import { startEvent } from '../../sources/index.js';
 import { type Event, type EventFilter, type EventKind } from '../../events/model.js';
-import { isValidAssetId } from '../../upstream/index.js';
+import { isValidAssetId } from '../../models/index.js';
 import { loadAsset } from '../assets/resolve.js';
 import { builder } from '../builder.js';
 import { AssetRef } from '../refs.js';

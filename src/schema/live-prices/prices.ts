@@ -1,7 +1,6 @@
 import { badUserInput } from '../../errors.js';
 import { startEvent } from '../../sources/index.js';
-import type { PriceTick } from '../../stores/live-prices/index.js';
-import { isValidAssetId } from '../../upstream/index.js';
+import { isValidAssetId, type PriceTick } from '../../models/index.js';
 import { checkAssetId } from '../assets/inputs.js';
 import { loadAsset } from '../assets/resolve.js';
 import { builder } from '../builder.js';

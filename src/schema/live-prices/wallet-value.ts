@@ -1,6 +1,5 @@
+import type { PositionValue, WalletValueEvent } from '../../models/index.js';
 import { startEvent } from '../../sources/index.js';
-import type { PositionValue } from '../../stores/live-prices/valuation.js';
-import { openWalletValue, type WalletValueEvent } from '../../stores/live-prices/wallet-value.js';
 import { builder } from '../builder.js';
 import { PositionRef } from '../refs.js';
 import { walletAddress } from '../wallets/inputs.js';
@@ -39,10 +38,7 @@ builder.subscriptionField('walletValue', (t) =>
       "A wallet's value, sent first at once and then on every live price change of an asset it holds. Positions are re-read every minute; a price tick costs no positions call.",
     args: { address: t.arg.string({ required: true, description: 'A Solana address (32 to 44 base58 characters).' }) },
     subscribe: async (_root, args, ctx) => {
-      const address = walletAddress(args.address);
-      const { livePrices, positions, config } = ctx.services;
-      await livePrices.whenListening();
-      return openWalletValue({ livePrices, positions, maxAssets: config.livePrices.maxAssets }, address);
+      return ctx.services.walletValue(walletAddress(args.address));
     },
     resolve: (value, _args, ctx) => {
       startEvent(ctx);

@@ -1,7 +1,6 @@
-import type { Market, MarketType } from '../../models/index.js';
+import { MARKET_HISTORY_RESOLUTIONS, MAX_HISTORY_POINTS, type Market, type MarketType } from '../../models/index.js';
 import { passthrough } from '../../errors.js';
 import type { Context } from '../../context.js';
-import { MARKET_HISTORY_RESOLUTIONS, MAX_HISTORY_POINTS } from '../../upstream/index.js';
 import { builder } from '../builder.js';
 import { historyCost } from '../common/cost.js';
 import { checkWindow, type WindowRules } from '../common/inputs.js';

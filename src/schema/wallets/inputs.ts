@@ -1,6 +1,5 @@
 import { badUserInput } from '../../errors.js';
-import type { Resolution } from '../../models/index.js';
-import { MAX_HISTORY_POINTS, POSITION_HISTORY_RESOLUTIONS, POSITION_HISTORY_START } from '../../upstream/index.js';
+import { MAX_HISTORY_POINTS, POSITION_HISTORY_RESOLUTIONS, POSITION_HISTORY_START, type Resolution } from '../../models/index.js';
 import { isSolanaAddress, type WindowRules } from '../common/inputs.js';
 
 /** Most wallets one `wallets(addresses:)` call takes. */

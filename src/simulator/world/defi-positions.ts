@@ -156,7 +156,7 @@ export function defiPositionMakers(kit: PositionsKit) {
 
   /**
    * A reward entry's common fields, in the contract's order, then `rest()`'s: its ids and amount are
-   * drawn first, so the world of a seed stays what it was.
+   * drawn first, so a field added to an entry does not change the rest of a seed's world.
    */
   const rewardEntry = (
     owner: string,

@@ -76,7 +76,6 @@ export function generateWorld(seed: number): World {
   return world;
 }
 
-/** Builds a fresh world (no cache). */
 export function createWorld(seed: number): World {
   const assets = generateAssets(new Rng(seed ^ 0x1a55e7));
   const assetsById = new Map<string, AssetRecord>();

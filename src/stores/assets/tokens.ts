@@ -1,6 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { Asset, TokenRef } from '../../models/index.js';
-import { isValidAssetId, parseAssetId } from '../../upstream/index.js';
+import { isValidAssetId, parseAssetId, type Asset, type TokenRef } from '../../models/index.js';
 
 /** A token record, and when the gateway last saw it. */
 export interface TokenRecord {

@@ -5,15 +5,15 @@ import type { Config } from '../../config.js';
 import { badUserInput, gatewayError, upstreamUnavailable } from '../../errors.js';
 import { createRedisListener, type RedisListener } from '../../events/redis-channel.js';
 import type { Logger } from '../../logger.js';
+import type { PriceTick } from '../../models/index.js';
 import type { AssetCache } from '../asset-cache.js';
 import { createLeases } from './leases.js';
 import { livePriceMetrics } from './metrics.js';
 import { createPoller } from './poller.js';
-import { parseTicks, tickOf, TICKS_TOPIC, type PriceTick } from './tick.js';
+import { parseTicks, tickOf, TICKS_TOPIC } from './tick.js';
 import { Watchers } from './watchers.js';
 
 export { LIVE_SUBSCRIBER_QUEUE } from './watchers.js';
-export type { PriceTick } from './tick.js';
 
 /** How long a new subscription waits for this replica to hear the ticks channel before it is refused. */
 const LISTEN_WAIT_MS = 5000;

@@ -1,8 +1,9 @@
 import type { Logger } from '../../logger.js';
+import type { PriceTick } from '../../models/index.js';
 import { FreshnessBound } from '../../operation/index.js';
 import type { AssetCache } from '../asset-cache.js';
 import type { Leases } from './leases.js';
-import { staleTick, tickOf, type PriceTick } from './tick.js';
+import { staleTick, tickOf } from './tick.js';
 
 /** How a round's reads went, for the metrics. */
 export interface RoundOutcome {

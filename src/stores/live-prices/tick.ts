@@ -1,16 +1,4 @@
-import type { AssetView, FreshnessSource } from '../../models/index.js';
-
-/** One asset's price as the live feed read it; what `Subscription.prices` sends and replicas publish to each other. */
-export interface PriceTick {
-  assetId: string;
-  usd: number | null;
-  change24h: number | null;
-  /** When the price was read from the assets service (epoch ms); null when unknown. */
-  asOf: number | null;
-  source: FreshnessSource;
-  /** The last read failed: this is the last known price, served until the upstream answers again. */
-  stale: boolean;
-}
+import { FRESHNESS_SOURCES, type AssetView, type PriceTick } from '../../models/index.js';
 
 /** The pub/sub channel the replica polling an asset publishes its ticks on. */
 export const TICKS_TOPIC = 'gateway:live-prices';
@@ -46,7 +34,7 @@ export function parseTicks(message: unknown): PriceTick[] {
   return ticks.filter(isTick);
 }
 
-const SOURCES = new Set<unknown>(['ORIGIN', 'CACHE', 'STALE', 'FALLBACK']);
+const SOURCES = new Set<unknown>(FRESHNESS_SOURCES);
 const numberOrNull = (v: unknown) => v === null || (typeof v === 'number' && Number.isFinite(v));
 
 function isTick(v: unknown): v is PriceTick {

@@ -1,13 +1,4 @@
-import type { Position } from '../../models/index.js';
-
-/** A position's value at the latest prices, and whether live prices gave it. */
-export interface PositionValue {
-  position: Position;
-  /** USD; the upstream's own `amountUsd` when no live price applies. */
-  valueUsd: number | null;
-  /** Recomputed from live prices (false: as the positions service last sent it). */
-  live: boolean;
-}
+import type { Position, PositionValue } from '../../models/index.js';
 
 /** The asset whose price moves a position's value, and how: the assets each position needs priced. */
 export function pricedAssets(position: Position): string[] {

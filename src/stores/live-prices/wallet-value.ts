@@ -1,22 +1,10 @@
-import type { Position } from '../../models/index.js';
+import type { Position, PriceTick, WalletValueEvent } from '../../models/index.js';
 import type { PositionsStore } from '../positions.js';
 import type { LivePrices } from './index.js';
-import type { PriceTick } from './tick.js';
-import { netValue, pricedAssets, valuePosition, type PositionValue } from './valuation.js';
+import { netValue, pricedAssets, valuePosition } from './valuation.js';
 
 /** How often a `walletValue` stream re-reads the wallet's positions; price ticks in between cost no positions call. */
 export const WALLET_POSITIONS_REFRESH_MS = 60_000;
-
-/** One `walletValue` event. */
-export interface WalletValueEvent {
-  address: string;
-  totalValueUsd: number;
-  positions: PositionValue[];
-  /** When the latest price behind this value was read (or the positions, when no price applies). */
-  asOf: Date;
-  /** Some price behind this value is the last known one: its read failed. */
-  stale: boolean;
-}
 
 export interface WalletValueDeps {
   livePrices: Pick<LivePrices, 'subscribe'>;

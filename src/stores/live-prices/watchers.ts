@@ -1,6 +1,7 @@
 import { gatewayError } from '../../errors.js';
 import { SubscriberQueue } from '../../events/queue.js';
-import { changed, type PriceTick } from './tick.js';
+import type { PriceTick } from '../../models/index.js';
+import { changed } from './tick.js';
 
 /**
  * Events a price subscriber may fall behind by (each event is one interval's changes); one more and it

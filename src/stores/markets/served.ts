@@ -1,7 +1,7 @@
-import type { Freshness, FreshnessSource, Market } from '../../models/index.js';
+import { freshnessAt, type Freshness, type FreshnessSource, type Market } from '../../models/index.js';
 import type { Logger } from '../../logger.js';
 import { type CallScope, type FreshnessBound, untilDeadline } from '../../operation/index.js';
-import { accepted, freshnessAt } from '../freshness.js';
+import { accepted } from '../freshness.js';
 import { INDEX_PAGE_SIZE } from './reader.js';
 import type { IndexRefresher } from './refresher.js';
 import type { Snapshot } from './snapshot.js';
@@ -66,7 +66,7 @@ export class ServedSnapshots {
   counted(scope: CallScope | undefined, held: Served, count: number): Snapshot {
     const ledger = scope?.ledger;
     if (ledger) {
-      const use = this.freshness(held.snapshot, held.source).stale ? 'stale' : 'hit';
+      const use = this.freshness(held.snapshot, held.source).stale ? 'STALE' : 'CACHE';
       for (let i = 0; i < count; i++) ledger.cacheUse(use);
     }
     return held.snapshot;

@@ -4,6 +4,7 @@ import type {
   Identity,
   InboxPage,
   InboxSummary,
+  PushDevice,
   SendNotification,
   SubscriberPage,
   SubscriptionChannel,
@@ -24,12 +25,6 @@ export interface AppCredentials {
   apiKey: string;
   /** Same key and body within 24 h: accepted once. */
   idempotencyKey?: string;
-}
-
-export interface PushDevice {
-  fcmToken: string;
-  deviceId?: string;
-  appId?: string;
 }
 
 /** Which subscriptions to change; an omitted list means all. */

@@ -1,4 +1,4 @@
-import type { Channel } from '../../models/alerts.js';
+import type { Channel, PushDevice } from '../../models/alerts.js';
 import { badBody } from '../errors.js';
 import { path, type HttpClient } from '../http.js';
 import {
@@ -25,7 +25,7 @@ import type {
   RawTelegramPrepared,
 } from './types.js';
 import { type CallScope, detached } from '../../operation/index.js';
-import type { AlertsClient, PushDevice, SubscriberCredentials, SubscriptionChange } from './client-types.js';
+import type { AlertsClient, SubscriberCredentials, SubscriptionChange } from './client-types.js';
 
 /** The headers of one caller's calls, built once per credentials object (a request's every call shares them, and so its calls' merged headers and sharing key). */
 function subscriberHeaders(creds: SubscriberCredentials): Readonly<Record<string, string | undefined>> {

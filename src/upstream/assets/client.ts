@@ -3,8 +3,9 @@ import type { Asset, AssetSearchPage, AssetType, PriceHistory } from '../../mode
 import { badBody, isUpstreamError, refused } from '../errors.js';
 import { path, type HttpClient } from '../http.js';
 import { isoTime } from '../read.js';
-import { PRICE_HISTORY_RESOLUTIONS, resolutionParam } from '../resolution.js';
-import { isValidAssetId } from './ids.js';
+import { PRICE_HISTORY_RESOLUTIONS } from '../../models/history.js';
+import { resolutionParam } from '../resolution.js';
+import { isValidAssetId } from '../../models/asset-ids.js';
 import { mapAsset, mapPriceHistory, mapSearch, rawAssetType } from './map.js';
 import type { RawAsset, RawAssetHistoryResponse, RawSearchResponse } from './types.js';
 import type { CallScope } from '../../operation/index.js';

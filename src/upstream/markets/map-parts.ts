@@ -1,6 +1,6 @@
 import type { Provider, TokenRef } from '../../models/common.js';
 import type { MarketIncentive } from '../../models/market.js';
-import { assetIdForSolana } from '../assets/ids.js';
+import { assetIdForSolana } from '../../models/asset-ids.js';
 import { isObject, mapEach, Malformed, optString, orNull, reqNumber, reqString } from '../read.js';
 import type { RawProvider, RawToken } from './types.js';
 

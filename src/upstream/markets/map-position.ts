@@ -1,7 +1,7 @@
 import type { Market } from '../../models/market.js';
 import type { Position, PositionHistory, PositionReward } from '../../models/position.js';
 import { boundedPassthrough } from '../../models/passthrough.js';
-import { assetIdForSolana } from '../assets/ids.js';
+import { assetIdForSolana } from '../../models/asset-ids.js';
 import { isObject, mapEach, Malformed, optNumber, optObject, optString, orNull, reqNumber, reqString, type Raw } from '../read.js';
 import { mapMarket, marketStatus, marketType } from './map-market.js';
 import { mapActions, mapToken, optToken } from './map-parts.js';

@@ -1,4 +1,4 @@
-import type { PushDevice } from '../../../upstream/index.js';
+import type { PushDevice } from '../../../models/index.js';
 import { builder } from '../../builder.js';
 import { isUuid } from '../inputs.js';
 import { CLIENT_MUTATION_ID, INPUT, outcome, viewerPayload } from './common.js';

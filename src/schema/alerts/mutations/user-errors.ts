@@ -1,4 +1,4 @@
-import { UpstreamError, type UpstreamErrorKind } from '../../../upstream/index.js';
+import { UpstreamError, type UpstreamErrorKind } from '../../../sources/index.js';
 import { builder } from '../../builder.js';
 
 /**
