@@ -9,21 +9,16 @@ import type { RequestContext, ServerContext } from './context.js';
 import { maskError, useNoRequestEcho } from './errors.js';
 import { useGraphQLStreamPath } from './events/stream-path.js';
 import { useRateLimit } from './plugins/rate-limit.js';
-import { useCredentials } from './plugins/credentials.js';
 import { createStreamCaps, type StreamCaps } from './plugins/stream-caps.js';
 import { useEventsWebhook } from './plugins/events-webhook.js';
 import { boundedParseCache, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_NESTING, nestsDeeperThan, useDocumentLimits } from './plugins/document-limits.js';
-import { useStrictUrlParams } from './plugins/url-params.js';
-import { useRequestShape } from './plugins/request-shape.js';
 import { useJitExecution } from './plugins/jit.js';
 import { DEFAULT_MAX_QUERY_CALLS, useQueryCost } from './plugins/query-cost.js';
 import { useCollapseInflight } from './plugins/collapse-inflight.js';
 import { useGatewayResponseCache } from './response-cache/plugin.js';
-import { useReadiness, type Phase } from './plugins/readiness.js';
+import type { Phase } from './plugins/readiness.js';
 import { useMaskIncrementalErrors } from './plugins/mask-incremental-errors.js';
 import { useErrorLog, yogaLogging } from './plugins/error-log.js';
-import { useRequestDeadline } from './plugins/request-deadline.js';
-import { useRequestId } from './plugins/request-id.js';
 import { useTracing } from './plugins/tracing.js';
 import { useTrustedDocuments } from './plugins/trusted-documents.js';
 import { useUpstreamLedger } from './plugins/upstream-ledger.js';
@@ -112,16 +107,15 @@ export function createApp(options: AppOptions): App {
     renderGraphiQL: (graphiqlOptions) => renderGraphiQL(graphiqlOptions),
     plugins: [
       ...(config.tracing ? [useTracing()] : []),
-      useRequestId(),
-      useCredentials(),
-      useRequestDecisions(config),
-      useRequestDeadline({ defaultMs: config.requestTimeoutDefaultMs, maxMs: config.requestTimeoutMaxMs }),
-      useStrictUrlParams(),
-      // Before anything reads the parameters: a query that is no string, variables too deep to walk.
-      useRequestShape(),
+      // The request id, caller, Cache-Control, ledger and deadline decided once, the readiness probe, the
+      // URL parameters, and before anything reads the parameters their shape: one plugin, few hooks.
+      useRequestDecisions({
+        config,
+        deadline: { defaultMs: config.requestTimeoutDefaultMs, maxMs: config.requestTimeoutMaxMs },
+        readiness: { endpoint: '/ready', phase: () => phase, upstreams: services.upstreamHealth, eventsListening: () => services.events.listening },
+      }),
       // A text the parse cache holds passed the limits when it was first parsed.
       useDocumentLimits({ passed: (source) => parseCache.documentCache.has(source) }),
-      useReadiness({ endpoint: '/ready', phase: () => phase, upstreams: services.upstreamHealth, eventsListening: () => services.events.listening }),
       useGraphQLStreamPath('/graphql', (request, serverContext) => yoga.fetch(request, serverContext)),
       // Without a secret nothing can be verified: the webhook path stays unknown (404).
       ...(config.webhookSecret ? [useEventsWebhook({ secret: config.webhookSecret, events: services.events, logger: services.logger })] : []),
