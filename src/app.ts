@@ -1,7 +1,6 @@
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
-import { usePrometheus } from '@graphql-yoga/plugin-prometheus';
 import type { GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from './config.js';
@@ -25,7 +24,7 @@ import { useUpstreamLedger } from './plugins/upstream-ledger.js';
 import { useWireEncoding } from './plugins/wire-encoding.js';
 import { getsOwnAnswer, useRequestDecisions } from './plugins/request-decisions.js';
 import { useVaryOrigin } from './plugins/vary-origin.js';
-import { deprecatedFieldCounter, operationDuration } from './operation-metrics.js';
+import { useOperationMetrics } from './operation-metrics.js';
 import { schema } from './schema/index.js';
 import { operationCalls, type Holdings } from './schema/common/calls.js';
 import { createResponseCacheStore } from './response-cache/store.js';
@@ -137,35 +136,10 @@ export function createApp(options: AppOptions): App {
         // Field suggestions leak the schema; keep them only where introspection is on anyway.
         blockFieldSuggestion: { enabled: config.production },
       }),
-      usePrometheus({
-        // With METRICS_PORT the scraper reads them there (metrics-server.ts) and the public port answers 404.
-        endpoint: config.metricsPort === null ? '/metrics' : false,
-        // The services' own registry (one per build, so tests can build several apps).
-        registry: services.registry,
-        // Operation names, paths and URLs (a GET's query string) are chosen by callers: as labels they would grow
-        // without bound. The HTTP duration names registered operations only (operation-metrics.ts).
-        labels: { operationName: false, path: false, url: false },
-        // The plugin turns every metric on unless told otherwise; each costs work on every request. Kept: the
-        // HTTP duration (its count is the request count), execution time and errors. Off: the operation
-        // duration (the HTTP duration less the socket: parse and validate are cached here), the request-time
-        // Summary (a t-digest per observation, the same figure again), the request counter (the histogram's
-        // _count), and the parse, validate and context phases (cached or trivial here, a histogram
-        // observation each).
-        metrics: {
-          graphql_yoga_http_duration: operationDuration(services.registry, trustedDocuments.operationNames),
-          graphql_envelop_request_duration: false,
-          graphql_envelop_phase_execute: true,
-          graphql_envelop_error_result: true,
-          graphql_envelop_deprecated_field: deprecatedFieldCounter(services.registry, schema),
-          graphql_envelop_request: false,
-          graphql_envelop_request_time_summary: false,
-          graphql_envelop_phase_parse: false,
-          graphql_envelop_phase_validate: false,
-          graphql_envelop_phase_context: false,
-          graphql_envelop_phase_subscribe: false,
-          graphql_envelop_schema_change: false,
-        },
-      }),
+      // The series usePrometheus reported (HTTP duration by registered operation, execute time, errors,
+      // deprecated fields), observed in four hooks (operation-metrics.ts). With METRICS_PORT the scraper
+      // reads them there (metrics-server.ts) and the public port answers 404.
+      useOperationMetrics({ registry: services.registry, schema, registered: trustedDocuments.operationNames, endpoint: config.metricsPort === null ? '/metrics' : false }),
       useQueryCost({ maxCost: config.maxQueryCost, maxCalls: DEFAULT_MAX_QUERY_CALLS, countCalls: (args, maxNodes) => operationCalls(args, holdings, maxNodes) }),
       // After every refusal before execution: a document registered by APQ is kept only once it passed them.
       trustedDocuments.register,
