@@ -24,6 +24,7 @@ import { useUpstreamLedger } from './plugins/upstream-ledger.js';
 import { useWireEncoding } from './plugins/wire-encoding.js';
 import { getsOwnAnswer, useRequestDecisions } from './plugins/request-decisions.js';
 import { useVaryOrigin } from './plugins/vary-origin.js';
+import { validatedDocuments } from './plugins/validated-documents.js';
 import { useOperationMetrics } from './operation-metrics.js';
 import { schema } from './schema/index.js';
 import { operationCalls, type Holdings } from './schema/common/calls.js';
@@ -70,6 +71,8 @@ export function createApp(options: AppOptions): App {
     apqMaxBytes: config.apqMaxBytes,
   });
   const parseCache = boundedParseCache();
+  // Each document validated once, with every rule the plugins add: later requests get its result.
+  const validated = validatedDocuments();
   const holdings: Holdings = { holdsAsset: (id) => services.assetCache.holds(id, 'price') };
   const streams = createStreamCaps({ perClient: config.maxStreamsPerClient, perProcess: config.maxStreams, registry: services.registry });
   const yoga: YogaServerInstance<ServerContext, RequestContext> = createYoga<ServerContext, RequestContext>({
@@ -113,8 +116,9 @@ export function createApp(options: AppOptions): App {
         deadline: { defaultMs: config.requestTimeoutDefaultMs, maxMs: config.requestTimeoutMaxMs },
         readiness: { endpoint: '/ready', phase: () => phase, upstreams: services.upstreamHealth, eventsListening: () => services.events.listening },
       }),
+      validated.lookup,
       // A text the parse cache holds passed the limits when it was first parsed.
-      useDocumentLimits({ passed: (source) => parseCache.documentCache.has(source) }),
+      validated.first(useDocumentLimits({ passed: (source) => parseCache.documentCache.has(source) })),
       useGraphQLStreamPath('/graphql', (request, serverContext) => yoga.fetch(request, serverContext)),
       // Without a secret nothing can be verified: the webhook path stays unknown (404).
       ...(config.webhookSecret ? [useEventsWebhook({ secret: config.webhookSecret, events: services.events, logger: services.logger })] : []),
@@ -122,11 +126,11 @@ export function createApp(options: AppOptions): App {
       ...(config.production ? [useDisableIntrospection(), useNoRequestEcho()] : []),
       // Before the masking of deferred parts: it logs the original errors.
       useErrorLog(services.logger),
-      useDeferStream(),
+      validated.first(useDeferStream()),
       useMaskIncrementalErrors((error) => maskError(error, 'Unexpected error.', !config.production)),
       useUpstreamLedger(),
       useJitExecution({ compiled: (document) => parseCache.compiled(document) }),
-      EnvelopArmorPlugin({
+      validated.first(EnvelopArmorPlugin({
         maxDepth: { n: 12, onReject: [tooComplex] },
         maxAliases: { n: 30, onReject: [tooComplex] },
         maxDirectives: { n: 50, onReject: [tooComplex] },
@@ -135,7 +139,7 @@ export function createApp(options: AppOptions): App {
         costLimit: { enabled: false },
         // Field suggestions leak the schema; keep them only where introspection is on anyway.
         blockFieldSuggestion: { enabled: config.production },
-      }),
+      })),
       // The series usePrometheus reported (HTTP duration by registered operation, execute time, errors,
       // deprecated fields), observed in four hooks (operation-metrics.ts). With METRICS_PORT the scraper
       // reads them there (metrics-server.ts) and the public port answers 404.
@@ -151,6 +155,8 @@ export function createApp(options: AppOptions): App {
       // A stale answer's refresh: the same operation, run again through the whole gateway in the background.
       ...(config.responseCache ? [responseCache(options, (request, serverContext) => yoga.fetch(request, serverContext))] : []),
       ...(options.plugins ?? []),
+      // After every plugin that validates or changes the validation's errors: keeps what they made.
+      validated.record,
       // Every answer may carry another origin's CORS headers: a shared cache must key on the origin.
       ...(config.corsOrigins.length ? [useVaryOrigin()] : []),
       // Last: compresses and tags what the hooks above produced (Cache-Control included).
