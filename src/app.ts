@@ -16,11 +16,10 @@ import { DEFAULT_MAX_QUERY_CALLS, useQueryCost } from './plugins/query-cost.js';
 import { useCollapseInflight } from './plugins/collapse-inflight.js';
 import { useGatewayResponseCache } from './response-cache/plugin.js';
 import type { Phase } from './plugins/readiness.js';
-import { useMaskIncrementalErrors } from './plugins/mask-incremental-errors.js';
-import { useErrorLog, yogaLogging } from './plugins/error-log.js';
+import { yogaLogging } from './plugins/error-log.js';
+import { useExecutionResults } from './plugins/execution-results.js';
 import { useTracing } from './plugins/tracing.js';
 import { useTrustedDocuments } from './plugins/trusted-documents.js';
-import { useUpstreamLedger } from './plugins/upstream-ledger.js';
 import { useWireEncoding } from './plugins/wire-encoding.js';
 import { getsOwnAnswer, useRequestDecisions } from './plugins/request-decisions.js';
 import { useVaryOrigin } from './plugins/vary-origin.js';
@@ -124,11 +123,9 @@ export function createApp(options: AppOptions): App {
       ...(config.webhookSecret ? [useEventsWebhook({ secret: config.webhookSecret, events: services.events, logger: services.logger })] : []),
       ...trustedDocuments.lookup,
       ...(config.production ? [useDisableIntrospection(), useNoRequestEcho()] : []),
-      // Before the masking of deferred parts: it logs the original errors.
-      useErrorLog(services.logger),
+      // Field errors logged before Yoga masks them, deferred parts' errors masked, the ledger added.
+      useExecutionResults({ logger: services.logger, mask: (error) => maskError(error, 'Unexpected error.', !config.production) }),
       validated.first(useDeferStream()),
-      useMaskIncrementalErrors((error) => maskError(error, 'Unexpected error.', !config.production)),
-      useUpstreamLedger(),
       useJitExecution({ compiled: (document) => parseCache.compiled(document) }),
       validated.first(EnvelopArmorPlugin({
         maxDepth: { n: 12, onReject: [tooComplex] },
