@@ -78,6 +78,13 @@ export interface OperationMetricsOptions {
   endpoint: string | false;
 }
 
+const OBSERVED = Symbol('operation metrics');
+
+/** What the metrics note on an operation's context. */
+interface Observed {
+  [OBSERVED]?: { arrivedAt?: number; document?: DocumentFacts; named?: { operationName: string | undefined; operationType: string | undefined } };
+}
+
 /** What a document's first definition says, as the Prometheus plugin labels by it, and its deprecated fields: found once per document. */
 interface DocumentFacts {
   operationType: string | undefined;
@@ -124,10 +131,10 @@ export function useOperationMetrics(options: OperationMetricsOptions): Plugin {
     }
     return known;
   };
-  // Per operation (the envelop context) and per HTTP request: what its parse found, and when it arrived.
-  const parsed = new WeakMap<object, DocumentFacts>();
-  const arrived = new WeakMap<Request, number>();
-  const named = new WeakMap<Request, { operationName: string | undefined; operationType: string | undefined }>();
+  // What an operation's parse found, and when its HTTP request arrived, on its context (the server
+  // context over HTTP): a property of an object that lives as long, where a WeakMap entry per request
+  // would cost the garbage collector more.
+  const parsed = (context: object) => (context as Observed)[OBSERVED]?.document;
   const fail = (operationType: string | undefined, phase: string | undefined) => errors.labels({ operationType, phase } as never).inc();
   const failed = (operationType: string | undefined, result: ExecutionResult) => {
     for (let i = result.errors?.length ?? 0; i > 0; i--) fail(operationType, 'execute');
@@ -139,11 +146,11 @@ export function useOperationMetrics(options: OperationMetricsOptions): Plugin {
         const { fetchAPI } = payload;
         return registry.metrics().then((metrics) => payload.endResponse(new fetchAPI.Response(metrics, { headers: { 'Content-Type': registry.contentType } })));
       }
-      arrived.set(payload.request, Date.now());
+      (payload.serverContext as Observed)[OBSERVED] = { arrivedAt: Date.now() };
       return undefined;
     },
     onPluginInit({ registerContextErrorHandler }) {
-      registerContextErrorHandler(({ context }) => fail(parsed.get(context)?.operationType, 'context'));
+      registerContextErrorHandler(({ context }) => fail(parsed(context)?.operationType, 'context'));
     },
     onParse({ context }) {
       return ({ result }) => {
@@ -151,11 +158,12 @@ export function useOperationMetrics(options: OperationMetricsOptions): Plugin {
         if (result instanceof Error) return fail(undefined, 'parse');
         const parsedDocument = result as DocumentNode;
         const document = factsOf(parsedDocument);
-        parsed.set(context, document);
+        const observed = ((context as Observed)[OBSERVED] ??= {});
+        observed.document = document;
         const { request, params } = context as { request?: Request; params?: { operationName?: string } };
         if (request) {
           const operation = getOperationAST(parsedDocument, params?.operationName);
-          named.set(request, { operationName: operation?.name?.value, operationType: operation?.operation });
+          observed.named = { operationName: operation?.name?.value, operationType: operation?.operation };
         }
         for (const deprecationInfo of document.deprecated) {
           deprecation.counter.labels(deprecation.fillLabelsFn({ operationType: document.operationType, deprecationInfo } as never, {})).inc();
@@ -163,12 +171,12 @@ export function useOperationMetrics(options: OperationMetricsOptions): Plugin {
       };
     },
     onValidate({ context }) {
-      const document = parsed.get(context);
+      const document = parsed(context);
       if (!document) return undefined;
       return ({ valid }) => void (valid || fail(document.operationType, 'validate'));
     },
     onExecute({ args }) {
-      const document = parsed.get(args.contextValue);
+      const document = parsed(args.contextValue);
       if (!document) return undefined;
       const { operationType } = document;
       const startedAt = Date.now();
@@ -183,7 +191,7 @@ export function useOperationMetrics(options: OperationMetricsOptions): Plugin {
       };
     },
     onSubscribe({ args }) {
-      const document = parsed.get(args.contextValue);
+      const document = parsed(args.contextValue);
       if (!document) return undefined;
       const { operationType } = document;
       return {
@@ -196,11 +204,10 @@ export function useOperationMetrics(options: OperationMetricsOptions): Plugin {
         onSubscribeError: () => fail(operationType, undefined),
       };
     },
-    onResponse({ request, response }) {
-      const startedAt = arrived.get(request);
-      const operation = named.get(request);
-      if (startedAt === undefined || !operation) return;
-      http.histogram.observe(http.fillLabelsFn({ ...operation, request, response } as never, {}), (Date.now() - startedAt) / 1000);
+    onResponse({ request, response, serverContext }) {
+      const { arrivedAt, named } = (serverContext as Observed)[OBSERVED] ?? {};
+      if (arrivedAt === undefined || !named) return;
+      http.histogram.observe(http.fillLabelsFn({ ...named, request, response } as never, {}), (Date.now() - arrivedAt) / 1000);
     },
   };
 }
