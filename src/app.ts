@@ -1,7 +1,6 @@
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
-import { usePrometheus } from '@graphql-yoga/plugin-prometheus';
 import type { GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from './config.js';
@@ -9,28 +8,23 @@ import type { RequestContext, ServerContext } from './context.js';
 import { maskError, useNoRequestEcho } from './errors.js';
 import { useGraphQLStreamPath } from './events/stream-path.js';
 import { useRateLimit } from './plugins/rate-limit.js';
-import { useCredentials } from './plugins/credentials.js';
 import { createStreamCaps, type StreamCaps } from './plugins/stream-caps.js';
 import { useEventsWebhook } from './plugins/events-webhook.js';
 import { boundedParseCache, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_NESTING, nestsDeeperThan, useDocumentLimits } from './plugins/document-limits.js';
-import { useStrictUrlParams } from './plugins/url-params.js';
-import { useRequestShape } from './plugins/request-shape.js';
 import { useJitExecution } from './plugins/jit.js';
 import { DEFAULT_MAX_QUERY_CALLS, useQueryCost } from './plugins/query-cost.js';
 import { useCollapseInflight } from './plugins/collapse-inflight.js';
 import { useGatewayResponseCache } from './response-cache/plugin.js';
-import { useReadiness, type Phase } from './plugins/readiness.js';
-import { useMaskIncrementalErrors } from './plugins/mask-incremental-errors.js';
-import { useErrorLog, yogaLogging } from './plugins/error-log.js';
-import { useRequestDeadline } from './plugins/request-deadline.js';
-import { useRequestId } from './plugins/request-id.js';
+import type { Phase } from './plugins/readiness.js';
+import { yogaLogging } from './plugins/error-log.js';
+import { useExecutionResults } from './plugins/execution-results.js';
 import { useTracing } from './plugins/tracing.js';
 import { useTrustedDocuments } from './plugins/trusted-documents.js';
-import { useUpstreamLedger } from './plugins/upstream-ledger.js';
 import { useWireEncoding } from './plugins/wire-encoding.js';
 import { getsOwnAnswer, useRequestDecisions } from './plugins/request-decisions.js';
 import { useVaryOrigin } from './plugins/vary-origin.js';
-import { deprecatedFieldCounter, operationDuration } from './operation-metrics.js';
+import { validatedDocuments } from './plugins/validated-documents.js';
+import { useOperationMetrics } from './operation-metrics.js';
 import { schema } from './schema/index.js';
 import { operationCalls, type Holdings } from './schema/common/calls.js';
 import { createResponseCacheStore } from './response-cache/store.js';
@@ -76,6 +70,8 @@ export function createApp(options: AppOptions): App {
     apqMaxBytes: config.apqMaxBytes,
   });
   const parseCache = boundedParseCache();
+  // Each document validated once, with every rule the plugins add: later requests get its result.
+  const validated = validatedDocuments();
   const holdings: Holdings = { holdsAsset: (id) => services.assetCache.holds(id, 'price') };
   const streams = createStreamCaps({ perClient: config.maxStreamsPerClient, perProcess: config.maxStreams, registry: services.registry });
   const yoga: YogaServerInstance<ServerContext, RequestContext> = createYoga<ServerContext, RequestContext>({
@@ -112,28 +108,26 @@ export function createApp(options: AppOptions): App {
     renderGraphiQL: (graphiqlOptions) => renderGraphiQL(graphiqlOptions),
     plugins: [
       ...(config.tracing ? [useTracing()] : []),
-      useRequestId(),
-      useCredentials(),
-      useRequestDecisions(config),
-      useRequestDeadline({ defaultMs: config.requestTimeoutDefaultMs, maxMs: config.requestTimeoutMaxMs }),
-      useStrictUrlParams(),
-      // Before anything reads the parameters: a query that is no string, variables too deep to walk.
-      useRequestShape(),
+      // The request id, caller, Cache-Control, ledger and deadline decided once, the readiness probe, the
+      // URL parameters, and before anything reads the parameters their shape: one plugin, few hooks.
+      useRequestDecisions({
+        config,
+        deadline: { defaultMs: config.requestTimeoutDefaultMs, maxMs: config.requestTimeoutMaxMs },
+        readiness: { endpoint: '/ready', phase: () => phase, upstreams: services.upstreamHealth, eventsListening: () => services.events.listening },
+      }),
+      validated.lookup,
       // A text the parse cache holds passed the limits when it was first parsed.
-      useDocumentLimits({ passed: (source) => parseCache.documentCache.has(source) }),
-      useReadiness({ endpoint: '/ready', phase: () => phase, upstreams: services.upstreamHealth, eventsListening: () => services.events.listening }),
+      validated.first(useDocumentLimits({ passed: (source) => parseCache.documentCache.has(source) })),
       useGraphQLStreamPath('/graphql', (request, serverContext) => yoga.fetch(request, serverContext)),
       // Without a secret nothing can be verified: the webhook path stays unknown (404).
       ...(config.webhookSecret ? [useEventsWebhook({ secret: config.webhookSecret, events: services.events, logger: services.logger })] : []),
       ...trustedDocuments.lookup,
       ...(config.production ? [useDisableIntrospection(), useNoRequestEcho()] : []),
-      // Before the masking of deferred parts: it logs the original errors.
-      useErrorLog(services.logger),
-      useDeferStream(),
-      useMaskIncrementalErrors((error) => maskError(error, 'Unexpected error.', !config.production)),
-      useUpstreamLedger(),
+      // Field errors logged before Yoga masks them, deferred parts' errors masked, the ledger added.
+      useExecutionResults({ logger: services.logger, mask: (error) => maskError(error, 'Unexpected error.', !config.production) }),
+      validated.first(useDeferStream()),
       useJitExecution({ compiled: (document) => parseCache.compiled(document) }),
-      EnvelopArmorPlugin({
+      validated.first(EnvelopArmorPlugin({
         maxDepth: { n: 12, onReject: [tooComplex] },
         maxAliases: { n: 30, onReject: [tooComplex] },
         maxDirectives: { n: 50, onReject: [tooComplex] },
@@ -142,36 +136,11 @@ export function createApp(options: AppOptions): App {
         costLimit: { enabled: false },
         // Field suggestions leak the schema; keep them only where introspection is on anyway.
         blockFieldSuggestion: { enabled: config.production },
-      }),
-      usePrometheus({
-        // With METRICS_PORT the scraper reads them there (metrics-server.ts) and the public port answers 404.
-        endpoint: config.metricsPort === null ? '/metrics' : false,
-        // The services' own registry (one per build, so tests can build several apps).
-        registry: services.registry,
-        // Operation names, paths and URLs (a GET's query string) are chosen by callers: as labels they would grow
-        // without bound. The HTTP duration names registered operations only (operation-metrics.ts).
-        labels: { operationName: false, path: false, url: false },
-        // The plugin turns every metric on unless told otherwise; each costs work on every request. Kept: the
-        // HTTP duration (its count is the request count), execution time and errors. Off: the operation
-        // duration (the HTTP duration less the socket: parse and validate are cached here), the request-time
-        // Summary (a t-digest per observation, the same figure again), the request counter (the histogram's
-        // _count), and the parse, validate and context phases (cached or trivial here, a histogram
-        // observation each).
-        metrics: {
-          graphql_yoga_http_duration: operationDuration(services.registry, trustedDocuments.operationNames),
-          graphql_envelop_request_duration: false,
-          graphql_envelop_phase_execute: true,
-          graphql_envelop_error_result: true,
-          graphql_envelop_deprecated_field: deprecatedFieldCounter(services.registry, schema),
-          graphql_envelop_request: false,
-          graphql_envelop_request_time_summary: false,
-          graphql_envelop_phase_parse: false,
-          graphql_envelop_phase_validate: false,
-          graphql_envelop_phase_context: false,
-          graphql_envelop_phase_subscribe: false,
-          graphql_envelop_schema_change: false,
-        },
-      }),
+      })),
+      // The series usePrometheus reported (HTTP duration by registered operation, execute time, errors,
+      // deprecated fields), observed in four hooks (operation-metrics.ts). With METRICS_PORT the scraper
+      // reads them there (metrics-server.ts) and the public port answers 404.
+      useOperationMetrics({ registry: services.registry, schema, registered: trustedDocuments.operationNames, endpoint: config.metricsPort === null ? '/metrics' : false }),
       useQueryCost({ maxCost: config.maxQueryCost, maxCalls: DEFAULT_MAX_QUERY_CALLS, countCalls: (args, maxNodes) => operationCalls(args, holdings, maxNodes) }),
       // After every refusal before execution: a document registered by APQ is kept only once it passed them.
       trustedDocuments.register,
@@ -183,6 +152,8 @@ export function createApp(options: AppOptions): App {
       // A stale answer's refresh: the same operation, run again through the whole gateway in the background.
       ...(config.responseCache ? [responseCache(options, (request, serverContext) => yoga.fetch(request, serverContext))] : []),
       ...(options.plugins ?? []),
+      // After every plugin that validates or changes the validation's errors: keeps what they made.
+      validated.record,
       // Every answer may carry another origin's CORS headers: a shared cache must key on the origin.
       ...(config.corsOrigins.length ? [useVaryOrigin()] : []),
       // Last: compresses and tags what the hooks above produced (Cache-Control included).

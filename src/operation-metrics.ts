@@ -1,5 +1,17 @@
 import { createCounter, createHistogram, type FillLabelsFnParams } from '@graphql-yoga/plugin-prometheus';
-import { isInterfaceType, isObjectType, type GraphQLSchema } from 'graphql';
+import {
+  getOperationAST,
+  isInterfaceType,
+  isObjectType,
+  TypeInfo,
+  visit,
+  visitWithTypeInfo,
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Registry } from 'prom-client';
 
 /** `operationName` of an operation whose name no registered document defines. */
@@ -32,8 +44,7 @@ export function operationDuration(registry: Registry, registered: ReadonlySet<st
 
 /**
  * The plugin's own deprecated-field counter (same name, help and labels), observed only when the
- * schema deprecates a field or argument: otherwise it has nothing to count, and the plugin would walk
- * every request's document with a TypeInfo to find so.
+ * schema deprecates a field or argument: otherwise it has nothing to count.
  */
 export function deprecatedFieldCounter(registry: Registry, schema: GraphQLSchema) {
   const deprecates = Object.values(schema.getTypeMap()).some(
@@ -56,4 +67,168 @@ export function deprecatedFieldCounter(registry: Registry, schema: GraphQLSchema
     }),
     shouldObserve: () => deprecates,
   });
+}
+
+export interface OperationMetricsOptions {
+  registry: Registry;
+  schema: GraphQLSchema;
+  /** The operation names the HTTP duration carries (the manifest's); any other is `other`. */
+  registered: ReadonlySet<string>;
+  /** Where Prometheus reads them on the public port; `false` when the metrics server serves them (METRICS_PORT). */
+  endpoint: string | false;
+}
+
+const OBSERVED = Symbol('operation metrics');
+
+/** What the metrics note on an operation's context. */
+interface Observed {
+  [OBSERVED]?: { arrivedAt?: number; document?: DocumentFacts; named?: { operationName: string | undefined; operationType: string | undefined } };
+}
+
+/** What a document's first definition says, as the Prometheus plugin labels by it, and its deprecated fields: found once per document. */
+interface DocumentFacts {
+  operationType: string | undefined;
+  deprecated: { fieldName: string; typeName: string }[];
+}
+
+/**
+ * The series `usePrometheus` (@graphql-yoga/plugin-prometheus) reported with the gateway's settings,
+ * with the same names, help, labels and buckets, observed in four hooks: the HTTP duration by
+ * operation, the execute phase's duration by operation type, errors by operation type and phase
+ * (`parse`, `validate`, `context`, `execute`), and deprecated fields used. The profile of a cold
+ * request showed the plugin's generic machinery (label filtering, per-phase handler lists, a copy of
+ * the server context per answer) as a share of the plugin chain; what a document tells (its type, its
+ * deprecated fields) is found once per document here. Not reported, as before: the operation duration
+ * (the HTTP duration less the socket), the request-time Summary and the request counter (the same
+ * figures again), and the parse, validate and context phases (cached or trivial here). Operation
+ * names are the caller's choice: only the HTTP duration carries them, registered ones only.
+ */
+export function useOperationMetrics(options: OperationMetricsOptions): Plugin {
+  const { registry, endpoint } = options;
+  const http = operationDuration(registry, options.registered);
+  const execute = createHistogram<'execute', 'operationType'>({
+    registry,
+    phases: ['execute'],
+    histogram: { name: 'graphql_envelop_phase_execute', help: 'Time spent on running the GraphQL "execute" function', labelNames: ['operationType'] },
+    fillLabelsFn: () => ({}) as never,
+  }).histogram;
+  const errors = createCounter<'execute', 'operationType' | 'phase'>({
+    registry,
+    phases: ['execute'],
+    counter: { name: 'graphql_envelop_error_result', help: 'Counts the amount of errors reported from all phases', labelNames: ['operationType', 'phase'] },
+    fillLabelsFn: () => ({}) as never,
+  }).counter;
+  const deprecation = deprecatedFieldCounter(registry, options.schema);
+  const countsDeprecated = deprecation.shouldObserve!({} as never, {});
+  const typeInfo = new TypeInfo(options.schema);
+  const facts = new WeakMap<DocumentNode, DocumentFacts>();
+  const factsOf = (document: DocumentNode): DocumentFacts => {
+    let known = facts.get(document);
+    if (!known) {
+      const first = document.definitions[0] as Partial<OperationDefinitionNode> | undefined;
+      known = { operationType: first?.operation, deprecated: countsDeprecated ? deprecatedFields(document, typeInfo) : [] };
+      facts.set(document, known);
+    }
+    return known;
+  };
+  // What an operation's parse found, and when its HTTP request arrived, on its context (the server
+  // context over HTTP): a property of an object that lives as long, where a WeakMap entry per request
+  // would cost the garbage collector more.
+  const parsed = (context: object) => (context as Observed)[OBSERVED]?.document;
+  const fail = (operationType: string | undefined, phase: string | undefined) => errors.labels({ operationType, phase } as never).inc();
+  const failed = (operationType: string | undefined, result: ExecutionResult) => {
+    for (let i = result.errors?.length ?? 0; i > 0; i--) fail(operationType, 'execute');
+  };
+
+  return {
+    onRequest(payload) {
+      if (endpoint && payload.url.pathname === endpoint) {
+        const { fetchAPI } = payload;
+        return registry.metrics().then((metrics) => payload.endResponse(new fetchAPI.Response(metrics, { headers: { 'Content-Type': registry.contentType } })));
+      }
+      (payload.serverContext as Observed)[OBSERVED] = { arrivedAt: Date.now() };
+      return undefined;
+    },
+    onPluginInit({ registerContextErrorHandler }) {
+      registerContextErrorHandler(({ context }) => fail(parsed(context)?.operationType, 'context'));
+    },
+    onParse({ context }) {
+      return ({ result }) => {
+        if (result === null) return;
+        if (result instanceof Error) return fail(undefined, 'parse');
+        const parsedDocument = result as DocumentNode;
+        const document = factsOf(parsedDocument);
+        const observed = ((context as Observed)[OBSERVED] ??= {});
+        observed.document = document;
+        const { request, params } = context as { request?: Request; params?: { operationName?: string } };
+        if (request) {
+          const operation = getOperationAST(parsedDocument, params?.operationName);
+          observed.named = { operationName: operation?.name?.value, operationType: operation?.operation };
+        }
+        for (const deprecationInfo of document.deprecated) {
+          deprecation.counter.labels(deprecation.fillLabelsFn({ operationType: document.operationType, deprecationInfo } as never, {})).inc();
+        }
+      };
+    },
+    onValidate({ context }) {
+      const document = parsed(context);
+      if (!document) return undefined;
+      return ({ valid }) => void (valid || fail(document.operationType, 'validate'));
+    },
+    onExecute({ args }) {
+      const document = parsed(args.contextValue);
+      if (!document) return undefined;
+      const { operationType } = document;
+      const startedAt = Date.now();
+      const done = () => execute.observe({ operationType } as never, (Date.now() - startedAt) / 1000);
+      return {
+        onExecuteDone({ result }) {
+          if (isAsyncIterable(result)) return { onNext: ({ result: part }) => failed(operationType, part), onEnd: done };
+          failed(operationType, result);
+          done();
+          return undefined;
+        },
+      };
+    },
+    onSubscribe({ args }) {
+      const document = parsed(args.contextValue);
+      if (!document) return undefined;
+      const { operationType } = document;
+      return {
+        onSubscribeResult({ result }) {
+          if (isAsyncIterable(result)) return { onNext: ({ result: part }) => failed(operationType, part) };
+          failed(operationType, result);
+          return undefined;
+        },
+        // The plugin labels a failed subscribe by its operation type alone.
+        onSubscribeError: () => fail(operationType, undefined),
+      };
+    },
+    onResponse({ request, response, serverContext }) {
+      const { arrivedAt, named } = (serverContext as Observed)[OBSERVED] ?? {};
+      if (arrivedAt === undefined || !named) return;
+      http.histogram.observe(http.fillLabelsFn({ ...named, request, response } as never, {}), (Date.now() - arrivedAt) / 1000);
+    },
+  };
+}
+
+/** The deprecated fields a document selects (what the plugin's own walk finds). */
+function deprecatedFields(document: DocumentNode, typeInfo: TypeInfo): { fieldName: string; typeName: string }[] {
+  const found: { fieldName: string; typeName: string }[] = [];
+  visit(
+    document,
+    visitWithTypeInfo(typeInfo, {
+      // A deprecated argument is named with its field as the type, as the plugin counts it.
+      Argument: () => {
+        const argument = typeInfo.getArgument();
+        const field = typeInfo.getFieldDef();
+        if (field && argument && argument.deprecationReason != null) found.push({ fieldName: argument.name, typeName: field.name });
+      },
+      Field: () => {
+        const field = typeInfo.getFieldDef();
+        if (field && field.deprecationReason != null) found.push({ fieldName: field.name, typeName: typeInfo.getParentType()?.name ?? '' });
+      },
+    }),
+  );
+  return found;
 }

@@ -125,7 +125,7 @@ export function attachGraphQLWs(
       socket: ctx.extra.socket,
       credentials: readCredentials(headers),
     });
-    // The same refusal as over HTTP (`useRequestShape`), before anything walks the variables.
+    // The same refusal as over HTTP (plugins/request-decisions.ts), before anything walks the variables.
     const refusal = requestShapeRefusal(params);
     if (refusal) return [refusal];
     const schema = enveloped.schema as GraphQLSchema;

@@ -145,7 +145,7 @@ const COMPILED_BYTES_MIN = 96 * 1024;
 /**
  * Yoga's parse and validation caches (the `parserAndValidationCache` option), bounded by bytes rather
  * than entries: Yoga's default holds 1,024 documents and 1,024 parse errors of any size. Validation
- * results are kept per document (a WeakMap in Yoga), so they go when their document goes.
+ * results are kept per document (a WeakMap, validated-documents.ts), so they go when their document goes.
  */
 export function boundedParseCache(options: ParseCacheOptions = {}) {
   const ttl = options.ttlMs ?? 60 * 60 * 1000;
@@ -168,7 +168,8 @@ export function boundedParseCache(options: ParseCacheOptions = {}) {
   return {
     documentCache,
     errorCache,
-    validationCache: true,
+    // Each document's validation result is kept with it by plugins/validated-documents.ts, with every rule the plugins add.
+    validationCache: false,
     /** Counts what compiling `document` added to it, if it is cached (it may then push older documents out). */
     compiled(document: DocumentNode): void {
       const source = document.loc?.source.body;

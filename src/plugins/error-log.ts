@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { GraphQLError } from 'graphql';
-import { handleStreamOrSingleExecutionResult, type Plugin, type YogaLogger } from 'graphql-yoga';
+import type { YogaLogger } from 'graphql-yoga';
 import type { Context } from '../context.js';
 import { MissingCredentialsError } from '../credentials.js';
 import type { Logger } from '../logger.js';
@@ -17,13 +17,15 @@ const logged = new WeakSet<object>();
  * an upstream failure at `warn` (at `info` when the operation's own deadline or client ended it), anything
  * unexpected at `error`. Expected refusals are logged without a stack: a field that needs credentials the
  * request lacks at `debug` (a signed-out screen asks for the viewer), credentials the alerts service refused at `info`. Errors raised on purpose for the caller (bad input, ...) are not logged, as
- * Yoga does not log them either. Deferred and streamed parts included. No options besides the logger.
+ * Yoga does not log them either. Deferred and streamed parts included (each part is handed in).
+ * The request's id and the client's address are found for the first error only: most results have none.
  */
-export function useErrorLog(logger: Logger): Plugin<Context> {
-  function log(error: GraphQLError, requestId: string, client: string | null): void {
+export function errorLogger(logger: Logger): (result: ExecutionPart, context: Context) => void {
+  function log(error: GraphQLError, who: { requestId: string; client: string | null }): void {
     const original = error.originalError;
     if (!original || original instanceof GraphQLError) return;
     logged.add(error);
+    const { requestId, client } = who;
     const fields = { requestId, client, path: error.path?.join('.'), err: original };
     // An expected refusal (no credentials, or credentials the alerts service refused) is no fault of the gateway: no stack.
     if (original instanceof MissingCredentialsError) logger.debug({ requestId, client, path: fields.path }, 'field refused: no credentials');
@@ -33,29 +35,25 @@ export function useErrorLog(logger: Logger): Plugin<Context> {
     else if (original.code === 'DEADLINE' || original.code === 'ABORTED') logger.info(fields, 'upstream call ended by the operation');
     else logger.warn(fields, 'upstream failure in a field');
   }
-
-  return {
-    onExecute({ args }) {
-      const requestId = requestIdOf(args.contextValue.request);
-      // The client's address as the trusted proxies report it (as the rate limit counts it).
-      const { services, req } = args.contextValue as Context & { req?: IncomingMessage };
-      const client = services.clientAddress(req);
-      return {
-        onExecuteDone(payload) {
-          return handleStreamOrSingleExecutionResult(payload, ({ result }) => {
-            for (const error of (result.errors ?? []) as readonly GraphQLError[]) log(error, requestId, client);
-            const incremental = (result as { incremental?: readonly { errors?: readonly GraphQLError[] }[] }).incremental;
-            for (const part of incremental ?? []) for (const error of part.errors ?? []) log(error, requestId, client);
-          });
-        },
-      };
-    },
+  return (result, context) => {
+    if (!result.errors?.length && !result.incremental) return;
+    const errors = [...(result.errors ?? []), ...(result.incremental ?? []).flatMap((part) => part.errors ?? [])];
+    if (errors.length === 0) return;
+    // The client's address as the trusted proxies report it (as the rate limit counts it).
+    const who = { requestId: requestIdOf(context.request), client: context.services.clientAddress((context as Context & { req?: IncomingMessage }).req) };
+    for (const error of errors) log(error, who);
   };
+}
+
+/** A result, or a part of a deferred or streamed one, as the hooks after execution see it. */
+export interface ExecutionPart {
+  errors?: readonly GraphQLError[];
+  incremental?: readonly { errors?: readonly GraphQLError[] }[];
 }
 
 /**
  * The logger Yoga writes through (`logging`): the gateway's, except Yoga's line for an error that
- * `useErrorLog` already wrote with its request id.
+ * `errorLogger` already wrote with its request id.
  */
 export function yogaLogging(logger: Logger): YogaLogger {
   const write =

@@ -1,5 +1,4 @@
 import { GraphQLError } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
 
 /**
  * Deepest nesting of arrays and objects accepted in `variables` and `extensions`. Real variables nest
@@ -21,20 +20,10 @@ export interface RequestParams {
  * a `query` that is not a string (a number, an array, an object with a `length`), and `variables` or
  * `extensions` nesting deeper than `MAX_VARIABLES_NESTING` or holding a number JSON cannot write back
  * (`1e400` parses as Infinity, which JSON.stringify writes as null: it would share `null`'s cache key).
- * HTTP 400 with Yoga's own code for a malformed request, `BAD_REQUEST`. Runs on `onParams`, first of
- * the plugins that read parameters; the WebSocket server calls `requestShapeRefusal` itself.
+ * HTTP 400 with Yoga's own code for a malformed request, `BAD_REQUEST`. The error that refuses these
+ * parameters, or null when their shape is fine: checked in `onParams` before the plugins that read
+ * parameters (plugins/request-decisions.ts), and by the WebSocket server for each operation (ws.ts).
  */
-export function useRequestShape(): Plugin {
-  return {
-    onParams({ params }) {
-      const refusal = requestShapeRefusal(params);
-      // Thrown, not set as the result: a later onParams (the response cache's) would replace a result.
-      if (refusal) throw refusal;
-    },
-  };
-}
-
-/** The error that refuses these parameters, or null when their shape is fine. */
 export function requestShapeRefusal(params: RequestParams): GraphQLError | null {
   if (params.query != null && typeof params.query !== 'string') {
     return badRequest(`Expected "query" param to be a string, but given ${Array.isArray(params.query) ? 'array' : typeof params.query}.`);

@@ -1,4 +1,4 @@
-import type { Plugin } from 'graphql-yoga';
+import type { GraphQLParams } from 'graphql-yoga';
 import { gatewayError } from '../errors.js';
 
 /**
@@ -6,18 +6,13 @@ import { gatewayError } from '../errors.js';
  * `variables` or `extensions` that are not JSON objects are the caller's mistake: 400 `BAD_USER_INPUT`
  * naming the parameter. Yoga's own parser lets the `JSON.parse` error escape as a 500 with an
  * error-level log line. This parser replaces it for those two kinds of request and reads the same
- * four parameters (`query`, `operationName`, `variables`, `extensions`). No options.
+ * four parameters (`query`, `operationName`, `variables`, `extensions`). Undefined for any other
+ * request, which Yoga's own parsers read (plugins/request-decisions.ts sets it).
  */
-export function useStrictUrlParams(): Plugin {
-  return {
-    onRequestParse({ request, setRequestParser }) {
-      if (request.method === 'GET') {
-        setRequestParser(() => paramsOf(new URLSearchParams(request.url.slice(request.url.indexOf('?') + 1 || request.url.length))));
-      } else if (request.method === 'POST' && isFormUrlEncoded(request)) {
-        setRequestParser(async () => paramsOf(new URLSearchParams(await request.text())));
-      }
-    },
-  };
+export function strictUrlParamsParser(request: Request): ((request: Request) => Promise<GraphQLParams> | GraphQLParams) | undefined {
+  if (request.method === 'GET') return () => paramsOf(new URLSearchParams(request.url.slice(request.url.indexOf('?') + 1 || request.url.length)));
+  if (request.method === 'POST' && isFormUrlEncoded(request)) return async () => paramsOf(new URLSearchParams(await request.text()));
+  return undefined;
 }
 
 function isFormUrlEncoded(request: Request): boolean {
@@ -25,7 +20,7 @@ function isFormUrlEncoded(request: Request): boolean {
   return type === 'application/x-www-form-urlencoded' || type.startsWith('application/x-www-form-urlencoded;');
 }
 
-function paramsOf(params: URLSearchParams) {
+function paramsOf(params: URLSearchParams): GraphQLParams {
   return {
     query: params.get('query') || undefined,
     operationName: params.get('operationName') || undefined,

@@ -34,4 +34,20 @@ describe('request decisions', () => {
     expect(reads.get('cache-control')).toBe(1);
     expect(reads.get('x-gateway-debug')).toBe(1);
   });
+
+  it('reads every header a decision depends on once: the caller, its id, its deadline, Cache-Control, the ledger', async () => {
+    const headers = {
+      authorization: 'Bearer someone',
+      'x-service-client-key': 'client',
+      'x-service-api-key': 'app',
+      'x-request-id': 'counted-1',
+      'x-request-timeout-ms': '5000',
+      'cache-control': 'max-age=60',
+      'x-gateway-debug': '0',
+    };
+    for (let i = 0; i < 2; i++) {
+      const reads = await countedReads(headers);
+      for (const name of Object.keys(headers)) expect(reads.get(name), name).toBe(1);
+    }
+  });
 });
