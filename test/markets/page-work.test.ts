@@ -1,0 +1,86 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { cursorKeys, deriveCursorKey } from '../../src/stores/cursor-signer.js';
+import { operation, useTestGateway } from '../helpers/gateway.js';
+import { listingCalls, totalCalls } from './helpers.js';
+
+const MarketsPage = operation('MarketsPage');
+const FIRST = 50;
+
+interface Page {
+  markets: { pageInfo: { hasNextPage: boolean; endCursor: string }; edges: { cursor: string; node: { marketId: string } }[] };
+}
+
+/**
+ * What a page of markets costs the gateway per request, counted: the work a page shares with every
+ * request for it is done once per page, not once per edge and request.
+ */
+describe('a page of markets read again', () => {
+  const gw = useTestGateway({ resetControls: true });
+  afterEach(() => vi.restoreAllMocks());
+
+  const page = async (variables: Record<string, unknown>) => {
+    const res = await gw.execute<Page>(MarketsPage, variables);
+    expect(res.errors).toBeUndefined();
+    return res.data!.markets;
+  };
+
+  it('signs its cursors once per page and listing held: the same page again, by any caller, signs none', async () => {
+    const sign = vi.spyOn(gw.services.cursors, 'sign');
+    const first = await page({ first: FIRST });
+    expect(first.edges).toHaveLength(FIRST);
+    expect(sign).toHaveBeenCalledTimes(FIRST);
+
+    sign.mockClear();
+    gw.sim.controls.resetCounts();
+    const again = await page({ first: FIRST });
+    expect(sign).toHaveBeenCalledTimes(0);
+    expect(again.edges.map((e) => e.cursor)).toEqual(first.edges.map((e) => e.cursor));
+    expect(again.pageInfo).toEqual(first.pageInfo);
+    expect(totalCalls(gw)).toBe(0);
+
+    // The next page: its own cursors, once; it resumes right after the first page.
+    const next = await page({ first: FIRST, after: first.pageInfo.endCursor });
+    expect(sign).toHaveBeenCalledTimes(next.edges.length);
+    expect(next.edges[0]!.node.marketId).not.toBe(first.edges.at(-1)!.node.marketId);
+    expect(listingCalls(gw)).toBe(0);
+  });
+
+  it('signs anew for another filter over the same markets, and after a refresh of the listing: the cursors stay the same strings', async () => {
+    const sign = vi.spyOn(gw.services.cursors, 'sign');
+    const lendingFirst = await page({ first: 5, filter: { types: ['YIELD', 'LENDING'] } });
+    expect(sign).toHaveBeenCalledTimes(5);
+    sign.mockClear();
+    // The same markets (open prediction markets are the default), bound to another filter: other cursors.
+    const named = await page({ first: 5, filter: { types: ['LENDING', 'YIELD'], predictionStatus: ['OPEN'] } });
+    expect(sign).toHaveBeenCalledTimes(5);
+    expect(named.edges.map((e) => e.node.marketId)).toEqual(lendingFirst.edges.map((e) => e.node.marketId));
+    expect(named.edges[0]!.cursor).not.toBe(lendingFirst.edges[0]!.cursor);
+
+    await gw.services.marketIndex.refresh();
+    expect(listingCalls(gw)).toBeGreaterThan(0);
+    gw.sim.controls.resetCounts();
+    sign.mockClear();
+    const refreshed = await page({ first: 5, filter: { types: ['LENDING', 'YIELD'] } });
+    expect(sign).toHaveBeenCalledTimes(5);
+    expect(refreshed.edges.map((e) => e.cursor)).toEqual(lendingFirst.edges.map((e) => e.cursor));
+    expect(totalCalls(gw)).toBe(0);
+  });
+
+  it('signs with the new key once the keys change: the page held is not served with cursors of the old key', async () => {
+    const before = await page({ first: 3 });
+    const { cursors } = gw.services;
+    cursors.setKeys({ current: deriveCursorKey('another key'), verifyOnly: [] });
+    try {
+      const after = await page({ first: 3 });
+      expect(after.edges.map((e) => e.node.marketId)).toEqual(before.edges.map((e) => e.node.marketId));
+      expect(after.edges[0]!.cursor).not.toBe(before.edges[0]!.cursor);
+      // The old key's cursor is refused; the new one pages on.
+      const refused = await gw.execute(MarketsPage, { first: 3, after: before.pageInfo.endCursor });
+      expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'after' });
+      expect((await page({ first: 3, after: after.pageInfo.endCursor })).edges).toHaveLength(3);
+      expect(totalCalls(gw)).toBe(0);
+    } finally {
+      cursors.setKeys(cursorKeys(gw.config));
+    }
+  });
+});
