@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { cursorKeys, deriveCursorKey } from '../../src/stores/cursor-signer.js';
+import { marketTokens, type AssetView } from '../../src/models/index.js';
+import { AssetsSource } from '../../src/sources/assets.js';
 import { operation, useTestGateway } from '../helpers/gateway.js';
 import { listingCalls, totalCalls } from './helpers.js';
 
@@ -7,7 +9,10 @@ const MarketsPage = operation('MarketsPage');
 const FIRST = 50;
 
 interface Page {
-  markets: { pageInfo: { hasNextPage: boolean; endCursor: string }; edges: { cursor: string; node: { marketId: string } }[] };
+  markets: {
+    pageInfo: { hasNextPage: boolean; endCursor: string };
+    edges: { cursor: string; node: { marketId: string; token?: { assetId: string; price: { usd: number } | null } } }[];
+  };
 }
 
 /**
@@ -82,5 +87,34 @@ describe('a page of markets read again', () => {
     } finally {
       cursors.setKeys(cursorKeys(gw.config));
     }
+  });
+
+  it("looks each distinct token up once per request: its record remembered, its held copy and price found, its price's object shared", async () => {
+    const warm = await page({ first: FIRST });
+    const tokens = warm.edges.flatMap((e) => (e.node.token ? [e.node.token.assetId] : []));
+    const distinct = new Set(tokens).size;
+    // The page repeats tokens (markets of one token on several providers): the counts below tell the two apart.
+    expect(distinct).toBeLessThan(tokens.length);
+
+    const { assetCache } = gw.services;
+    const remember = vi.spyOn(assetCache, 'rememberTokens');
+    const held = vi.spyOn(assetCache, 'held');
+    gw.sim.controls.resetCounts();
+    const again = await page({ first: FIRST });
+    expect(again.edges.map((e) => e.node.token?.price?.usd)).toEqual(warm.edges.map((e) => e.node.token?.price?.usd));
+    expect(remember).toHaveBeenCalledTimes(distinct);
+    // The metadata and the price of each, once.
+    expect(held).toHaveBeenCalledTimes(2 * distinct);
+    expect(totalCalls(gw)).toBe(0);
+
+    // Two requests served the same held copy are handed the same price object.
+    const [one, two] = [new AssetsSource(gw.services), new AssetsSource(gw.services)];
+    const market = (await gw.services.marketIndex.markets([warm.edges[0]!.node.marketId]))[0]!;
+    const ref = marketTokens(market)[0]!;
+    const a = one.token(ref) as AssetView;
+    const b = two.token(ref) as AssetView;
+    expect(a).toBe(b);
+    expect(one.priceView(a)).not.toBeNull();
+    expect(one.priceView(a)).toBe(two.priceView(b));
   });
 });
