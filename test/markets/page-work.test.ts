@@ -1,3 +1,4 @@
+import type { GraphQLObjectType } from 'graphql';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { cursorKeys, deriveCursorKey } from '../../src/stores/cursor-signer.js';
 import { marketTokens, type AssetView } from '../../src/models/index.js';
@@ -28,6 +29,22 @@ describe('a page of markets read again', () => {
     expect(res.errors).toBeUndefined();
     return res.data!.markets;
   };
+
+  it('reads every field of a market but its tokens and id inline (no resolver to call), and answers compiled as graphql-js did', async () => {
+    const { schema } = gw.app.yoga.getEnveloped({});
+    const resolved = (type: string) => Object.values((schema.getType(type) as GraphQLObjectType).getFields()).filter((f) => f.resolve).map((f) => f.name);
+    expect(resolved('LendingMarket').sort()).toEqual(['additionalData', 'apyHistory', 'borrowToken', 'freshness', 'id', 'token']);
+    for (const type of ['LendingMarketActions', 'ApyAverages', 'MarketLimits', 'PerpetualLiquidity']) expect(resolved(type), type).toEqual([]);
+
+    // A document of its own: its first run is graphql-js's, the next ones graphql-jit's compiled function.
+    const document = MarketsPage.replace('query MarketsPage', 'query MarketsPageCompiled');
+    const variables = { first: FIRST, filter: { types: ['LENDING', 'LOOP', 'PERPETUAL', 'PREDICTION'] } };
+    await page(variables); // the assets held, so that every run is served the same copies
+    const interpreted = await gw.execute(document, variables);
+    expect(interpreted.errors).toBeUndefined();
+    expect(await gw.execute(document, variables)).toEqual(interpreted);
+    expect(await gw.execute(document, variables)).toEqual(interpreted);
+  });
 
   it('signs its cursors once per page and listing held: the same page again, by any caller, signs none', async () => {
     const sign = vi.spyOn(gw.services.cursors, 'sign');
