@@ -59,7 +59,7 @@ function presented(signing: CursorSigning, page: { markets: readonly Market[]; h
     return { fingerprint, edges, pageInfo: lazyPageInfo(edges, page.hasNextPage, page.hasPreviousPage) };
   };
   const kept = signing.issued(page.markets, present);
-  // The same page asked with the filter spelled otherwise (its values reordered): its cursors carry that spelling.
+  // Cursors carry the fingerprint of the filter they were issued for: edges kept under another are never handed out.
   return kept.fingerprint === fingerprint ? kept : present();
 }
 

@@ -1,5 +1,7 @@
 import type { Market, MarketStatus, MarketType } from '../../models/index.js';
-import { filterTokenAddresses, type Snapshot } from './snapshot.js';
+import { filterTokenAddresses, type ListingSlice, type Snapshot } from './snapshot.js';
+
+export type { ListingSlice } from './snapshot.js';
 
 /** The prediction statuses listed when a filter names none: the upstream's default. */
 const DEFAULT_PREDICTION_STATUS: readonly MarketStatus[] = ['OPEN'];
@@ -16,16 +18,6 @@ export interface ListingFilter {
   predictionStatus?: readonly MarketStatus[];
 }
 
-/** One page of the markets a filter selects in one snapshot: kept by the snapshot and handed to every request for it, never changed. */
-export interface ListingSlice {
-  /** The markets after the anchor, in the upstream's order. */
-  readonly markets: readonly Market[];
-  readonly hasNextPage: boolean;
-  /** Some market of the listing comes before this page. */
-  readonly hasPreviousPage: boolean;
-  /** How many markets of the listing held the filter selects, over all pages (counted from the index, no upstream call). */
-  readonly totalCount: number;
-}
 
 /** The ascending union of some places lists (values of one filter field). */
 function union(lists: (readonly number[] | undefined)[]): number[] {

@@ -1,6 +1,5 @@
 import { LRUCache } from 'lru-cache';
 import type { Market, MarketType, Provider } from '../../models/index.js';
-import type { ListingSlice } from './filters.js';
 
 /** Distinct filters whose matches one snapshot keeps (a page is then a slice of a ready list). */
 const MATCH_CACHE_SIZE = 512;
@@ -9,6 +8,17 @@ const MATCH_CACHE_SIZE = 512;
  * own records, plus what the schema keeps per page: its edges and their cursors).
  */
 const PAGE_CACHE_MARKETS = 5_000;
+
+/** One page of the markets a filter selects in one snapshot: kept by the snapshot and handed to every request for it, never changed. */
+export interface ListingSlice {
+  /** The markets after the anchor, in the upstream's order. */
+  readonly markets: readonly Market[];
+  readonly hasNextPage: boolean;
+  /** Some market of the listing comes before this page. */
+  readonly hasPreviousPage: boolean;
+  /** How many markets of the listing held the filter selects, over all pages (counted from the index, no upstream call). */
+  readonly totalCount: number;
+}
 
 /** One read of the whole listing, indexed for lookups by id and for the listing's filters. */
 export interface Snapshot {
