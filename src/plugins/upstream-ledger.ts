@@ -1,5 +1,5 @@
 import type { ExecutionResult } from 'graphql';
-import type { CallScope } from '../upstream/scope.js';
+import type { CallScope } from '../operation/index.js';
 
 /**
  * The operation's upstream ledger in `extensions.upstream` when its client asked for it

@@ -38,9 +38,18 @@ export class PothosSyncGlobalIdsPlugin<Types extends SchemaTypes> extends BasePl
     const typename = typeConfig.name;
     const rawId = id.resolve;
     const encode = (raw: RawId) => (raw == null ? raw : encodeGlobalID(typename, String(raw)));
+    // Ids by the record they were read from: the stores hand every request the same records (a page's
+    // markets, providers, assets), whose ids never change, so each is encoded (base64) once, not per response.
+    const encoded = new WeakMap<object, string>();
     return (parent, args, context, info) => {
+      const record = typeof parent === 'object' && parent !== null ? parent : null;
+      const known = record && encoded.get(record);
+      if (known) return known;
       const raw = rawId(parent, args, context, info);
-      return raw instanceof Promise ? raw.then(encode) : encode(raw);
+      if (raw instanceof Promise) return raw.then(encode);
+      const id = encode(raw);
+      if (record && typeof id === 'string') encoded.set(record, id);
+      return id;
     };
   }
 }

@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import { freshnessAt, isValidAssetId, type AssetSearchPage, type AssetView, type PriceHistory, type Resolution, type TokenRef } from '../models/index.js';
+import { freshnessAt, isValidAssetId, type AssetPriceView, type AssetSearchPage, type AssetView, type PriceHistory, type Resolution, type TokenRef } from '../models/index.js';
 import type { Services } from '../services.js';
 import type { SearchAssetsParams } from '../upstream/index.js';
 import { assetFromToken } from '../stores/asset-cache.js';
@@ -89,11 +89,23 @@ export class AssetsSource {
     return priced;
   }
 
+  /** A priced asset's price as served, with the asset's freshness: one object per view, shared by every request served that view. */
+  priceView(priced: AssetView): AssetPriceView | null {
+    if (!priced.price) return null;
+    let view = priceViews.get(priced);
+    if (!view) priceViews.set(priced, (view = { ...priced.price, freshness: priced.freshness }));
+    return view;
+  }
+
   /**
    * A token of a market or position: the asset (at once when held), or, when the assets service fails,
    * its metadata from the token record.
    */
   token(ref: TokenRef): AssetView | null | Promise<AssetView | null> {
+    // A token this request was already answered for at once (a page's markets share tokens): its record
+    // was remembered and its id checked then, so the answer is all a second sight needs.
+    const held = this.#held?.get(ref.assetId);
+    if (held) return held;
     this.#services.assetCache.rememberTokens([ref]);
     // The cache falls back to the record just remembered when the service fails, so a null here
     // means the assets service does not know the token (or its id cannot be looked up): the record
@@ -160,6 +172,12 @@ export class AssetsSource {
     );
   }
 }
+
+/**
+ * Price views by the asset view they were made of (views are shared and never changed): a page's tokens
+ * reuse them rather than copying a price per token and request. Held no longer than the views.
+ */
+const priceViews = new WeakMap<AssetView, AssetPriceView>();
 
 /** A token's metadata from its record (when it was read is not carried with it: `asOf` unknown). */
 function fromRecord(ref: TokenRef, priceUnavailable: boolean): AssetView {

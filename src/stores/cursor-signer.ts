@@ -75,6 +75,8 @@ export class CursorSigner {
    * HMAC each. Bounded by their characters.
    */
   readonly #issued = new LRUCache<string, string>({ max: 10_000, maxSize: 2 * 1024 * 1024, sizeCalculation: (cursor, body) => cursor.length + body.length });
+  /** What `issued` built with the current key, held by its owner's life (a store's page), dropped with the keys. */
+  #built = new WeakMap<object, unknown>();
 
   constructor(keys: CursorKeys) {
     this.setKeys(keys);
@@ -84,6 +86,14 @@ export class CursorSigner {
     this.#current = createSecretKey(keys.current);
     this.#verifyOnly = keys.verifyOnly.map((key) => createSecretKey(key));
     this.#issued.clear();
+    this.#built = new WeakMap();
+  }
+
+  issued<T>(owner: object, make: () => T): T {
+    if (this.#built.has(owner)) return this.#built.get(owner) as T;
+    const built = make();
+    this.#built.set(owner, built);
+    return built;
   }
 
   /** `body.mac` (base64url text in, base64url text out). */

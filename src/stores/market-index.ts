@@ -127,7 +127,8 @@ export function createMarketIndex(deps: MarketIndexDeps, options: MarketIndexOpt
       const operation = await served.snapshotFor(scope);
       const held = served.counted(scope, operation, 1);
       const slice = sliceOf(held, filter, page);
-      return slice && Object.assign(slice, served.freshness(held, operation.source));
+      // The slice is the snapshot's, shared by every request for the page: the freshness goes on a page of this request's own.
+      return slice && { ...slice, ...served.freshness(held, operation.source) };
     },
 
     freshnessOf: (market, scope) => served.freshnessOf(market, scope),

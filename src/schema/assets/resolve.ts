@@ -20,13 +20,13 @@ export function completed<R>(asset: AssetView, ctx: Context, field: (complete: A
 
 /** The `AssetPrice` of an asset, completed and its price looked up (at once when a held copy has it). */
 export function assetPrice(view: AssetView, ctx: Context): AssetPriceView | null | Promise<AssetPriceView | null> {
-  return completeValue(complete(view, ctx), (asset) => (asset ? completeValue(ctx.assets.price(asset), priceView) : null));
+  return completeValue(complete(view, ctx), (asset) => (asset ? completeValue(ctx.assets.price(asset), (priced) => priceView(priced, ctx)) : null));
 }
 
-function priceView(priced: AssetView | null): AssetPriceView | null {
+function priceView(priced: AssetView | null, ctx: Context): AssetPriceView | null {
   if (priced?.priceUnavailable) throw upstreamUnavailable('assets');
   if (priced?.priceInvalid) throw upstreamUnavailable('assets', false);
-  return priced?.price ? { ...priced.price, freshness: priced.freshness } : null;
+  return priced ? ctx.assets.priceView(priced) : null;
 }
 
 /** A token of a market or position as an `Asset`, through the assets data source (which falls back to the token record). */

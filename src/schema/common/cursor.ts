@@ -28,6 +28,12 @@ export interface CursorSigning {
   sign(body: string): string;
   /** The body of a cursor one of the keys signed; null otherwise. */
   verify(text: string): string | null;
+  /**
+   * What `make` builds for `owner` (edges whose cursors are signed with the current key), built once
+   * while `owner` lives and the keys stay: a page a store hands out again is presented again for one
+   * lookup, not one signature per edge. Built anew once the keys change. One kind of value per owner.
+   */
+  issued<T>(owner: object, make: () => T): T;
 }
 
 /**

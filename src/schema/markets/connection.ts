@@ -1,7 +1,7 @@
 import { badUserInput } from '../../errors.js';
 import type { Market } from '../../models/index.js';
 import { builder } from '../builder.js';
-import { decodeCursor, fieldsOf, LazyEdge, lazyPageInfo, type CursorSigning } from '../common/cursor.js';
+import { decodeCursor, fieldsOf, LazyEdge, lazyPageInfo, type CursorSigning, type PageInfo } from '../common/cursor.js';
 import { pageCost } from '../common/cost.js';
 import { MarketRef } from '../refs.js';
 import { filterFingerprint, MarketFilterInputRef, parseMarketFilter } from './filter.js';
@@ -40,6 +40,27 @@ function decodeAfter(signing: CursorSigning, after: string, fingerprint: string)
     );
   }
   return m;
+}
+
+interface PresentedPage {
+  fingerprint: string;
+  edges: LazyEdge<Market, MarketCursor>[];
+  pageInfo: PageInfo;
+}
+
+/**
+ * A page's edges and page info, made once per page the index keeps (its slice is the same object for
+ * every request of that page) and shared: their cursors are signed once per page and snapshot, read
+ * by every request after for no signature or lookup per edge.
+ */
+function presented(signing: CursorSigning, page: { markets: readonly Market[]; hasNextPage: boolean; hasPreviousPage: boolean }, fingerprint: string): PresentedPage {
+  const present = (): PresentedPage => {
+    const edges = page.markets.map((node) => new LazyEdge<Market, MarketCursor>(node, { k: 'markets', f: fingerprint, m: node.marketId }, signing));
+    return { fingerprint, edges, pageInfo: lazyPageInfo(edges, page.hasNextPage, page.hasPreviousPage) };
+  };
+  const kept = signing.issued(page.markets, present);
+  // Cursors carry the fingerprint of the filter they were issued for: edges kept under another are never handed out.
+  return kept.fingerprint === fingerprint ? kept : present();
 }
 
 const MarketConnection = builder.connectionObject(
@@ -95,8 +116,8 @@ builder.queryFields((t) => ({
           'after',
         );
       }
-      const edges = page.markets.map((node) => new LazyEdge<Market, MarketCursor>(node, { k: 'markets', f: fingerprint, m: node.marketId }, ctx.services.cursors));
-      return { edges, totalCount: page.totalCount, pageInfo: lazyPageInfo(edges, page.hasNextPage, page.hasPreviousPage) };
+      const { edges, pageInfo } = presented(ctx.services.cursors, page, fingerprint);
+      return { edges, totalCount: page.totalCount, pageInfo };
     },
   }),
 }));

@@ -52,7 +52,7 @@ const IncentiveSideEnum = builder.enumType('IncentiveSide', {
 const MarketIncentiveRef = builder.objectRef<MarketIncentive>('MarketIncentive').implement({
   description: 'An incentive paid on top of the base APY, in a reward token.',
   fields: (t) => ({
-    side: t.field({ type: IncentiveSideEnum, nullable: false, description: 'Who earns it.', resolve: (r) => r.side }),
+    side: t.expose('side', { type: IncentiveSideEnum, nullable: false, description: 'Who earns it.' }),
     apy: t.exposeFloat('apy', { nullable: false, description: 'The incentive APY, a fraction.' }),
     token: t.field({ type: AssetRef, description: 'The token it is paid in.', resolve: (r, _args, ctx) => resolveToken(r.token, ctx) }),
   }),
@@ -66,7 +66,11 @@ const PerpetualLiquidityRef = builder.objectRef<PerpetualMarket['liquidity']>('P
   }),
 });
 
-/** An object of action links (URL strings) for one market kind; an action the market lacks is null. */
+/**
+ * An object of action links (URL strings) for one market kind; an action the market lacks is null.
+ * Exposed fields have no resolver: graphql-jit reads them inline in its compiled function, where a
+ * resolver would be called per field and market (as for every exposed field below).
+ */
 function actionsType(name: string, kind: string, actions: Record<string, string>) {
   return builder.objectRef<Record<string, string>>(name).implement({
     description: `Ready-made action links of a ${kind} market (URLs); null where the market does not offer the action.`,
@@ -74,7 +78,7 @@ function actionsType(name: string, kind: string, actions: Record<string, string>
       Object.fromEntries(
         Object.entries(actions).map(([action, description]) => [
           action,
-          t.string({ description, resolve: (links) => links[action] ?? null }),
+          t.exposeString(action, { description }),
         ]),
       ),
   });
@@ -136,11 +140,11 @@ builder.node(typeRef<YieldMarket>('YIELD'), {
     token: t.field({ type: AssetRef, description: 'The token deposited.', resolve: (m, _args, ctx) => resolveToken(m.token, ctx) }),
     depositApy: t.exposeFloat('depositApy', { nullable: false, description: depositApy }),
     baseDepositApy: t.exposeFloat('baseDepositApy', { nullable: false, description: baseDepositApy }),
-    apyAverages: t.field({ type: ApyAveragesRef, nullable: false, description: apyAverages, resolve: (m) => m.apyAverages }),
+    apyAverages: t.expose('apyAverages', { type: ApyAveragesRef, nullable: false, description: apyAverages }),
     totalDeposit: t.exposeFloat('totalDeposit', { description: 'Total deposited, in token units.' }),
     totalDepositUsd: t.exposeFloat('totalDepositUsd', { description: 'Total deposited, in USD.' }),
-    rewards: t.field({ type: [MarketIncentiveRef], nullable: false, description: incentives, resolve: (m) => m.rewards }),
-    actions: t.field({ type: YieldMarketActions, nullable: false, description: 'Action links.', resolve: (m) => m.actions }),
+    rewards: t.expose('rewards', { type: [MarketIncentiveRef], nullable: false, description: incentives }),
+    actions: t.expose('actions', { type: YieldMarketActions, nullable: false, description: 'Action links.' }),
   }),
 });
 
@@ -158,15 +162,15 @@ builder.node(typeRef<LendingMarket>('LENDING'), {
     baseDepositApy: t.exposeFloat('baseDepositApy', { nullable: false, description: baseDepositApy }),
     borrowApy: t.exposeFloat('borrowApy', { nullable: false, description: 'Borrow APY net of incentives, a fraction.' }),
     baseBorrowApy: t.exposeFloat('baseBorrowApy', { nullable: false, description: 'Borrow APY without incentives, a fraction.' }),
-    apyAverages: t.field({ type: ApyAveragesRef, nullable: false, description: apyAverages, resolve: (m) => m.apyAverages }),
+    apyAverages: t.expose('apyAverages', { type: ApyAveragesRef, nullable: false, description: apyAverages }),
     // Nullable like YieldMarket.totalDeposit: fragments on both kinds must agree on the field's type.
     totalDeposit: t.exposeFloat('totalDeposit', { description: 'Total supplied, in token units.' }),
     totalDepositUsd: t.exposeFloat('totalDepositUsd', { description: 'Total supplied, in USD.' }),
     totalBorrow: t.exposeFloat('totalBorrow', { nullable: false, description: 'Total borrowed, in token units.' }),
     totalBorrowUsd: t.exposeFloat('totalBorrowUsd', { description: 'Total borrowed, in USD.' }),
-    limits: t.field({ type: MarketLimitsRef, nullable: false, description: 'Caps and risk parameters.', resolve: (m) => m.limits }),
-    rewards: t.field({ type: [MarketIncentiveRef], nullable: false, description: incentives, resolve: (m) => m.rewards }),
-    actions: t.field({ type: LendingMarketActions, nullable: false, description: 'Action links.', resolve: (m) => m.actions }),
+    limits: t.expose('limits', { type: MarketLimitsRef, nullable: false, description: 'Caps and risk parameters.' }),
+    rewards: t.expose('rewards', { type: [MarketIncentiveRef], nullable: false, description: incentives }),
+    actions: t.expose('actions', { type: LendingMarketActions, nullable: false, description: 'Action links.' }),
   }),
 });
 
@@ -177,15 +181,10 @@ builder.node(typeRef<LoopMarket>('LOOP'), {
     tokenA: t.field({ type: AssetRef, description: 'The token deposited.', resolve: (m, _args, ctx) => resolveToken(m.tokenA, ctx) }),
     tokenB: t.field({ type: AssetRef, description: 'The token borrowed.', resolve: (m, _args, ctx) => resolveToken(m.tokenB, ctx) }),
     depositApy: t.exposeFloat('depositApy', { nullable: false, description: 'APY of the looped position, a fraction.' }),
-    apyAverages: t.field({ type: ApyAveragesRef, nullable: false, description: apyAverages, resolve: (m) => m.apyAverages }),
+    apyAverages: t.expose('apyAverages', { type: ApyAveragesRef, nullable: false, description: apyAverages }),
     maxLeverage: t.exposeFloat('maxLeverage', { nullable: false, description: maxLeverage }),
-    limits: t.field({
-      type: MarketLimitsRef,
-      nullable: false,
-      description: '`maxLtv` and `liquidationLtv`; the other limits are null.',
-      resolve: (m) => m.limits,
-    }),
-    actions: t.field({ type: LoopMarketActions, nullable: false, description: 'Action links.', resolve: (m) => m.actions }),
+    limits: t.expose('limits', { type: MarketLimitsRef, nullable: false, description: '`maxLtv` and `liquidationLtv`; the other limits are null.' }),
+    actions: t.expose('actions', { type: LoopMarketActions, nullable: false, description: 'Action links.' }),
   }),
 });
 
@@ -195,9 +194,9 @@ builder.node(typeRef<PerpetualMarket>('PERPETUAL'), {
   fields: (t) => ({
     tokenA: t.field({ type: AssetRef, description: 'The traded token.', resolve: (m, _args, ctx) => resolveToken(m.tokenA, ctx) }),
     tokenB: t.field({ type: AssetRef, description: 'The quote token.', resolve: (m, _args, ctx) => resolveToken(m.tokenB, ctx) }),
-    liquidity: t.field({ type: PerpetualLiquidityRef, nullable: false, description: 'Open liquidity.', resolve: (m) => m.liquidity }),
+    liquidity: t.expose('liquidity', { type: PerpetualLiquidityRef, nullable: false, description: 'Open liquidity.' }),
     maxLeverage: t.exposeFloat('maxLeverage', { nullable: false, description: maxLeverage }),
-    actions: t.field({ type: PerpetualMarketActions, nullable: false, description: 'Action links.', resolve: (m) => m.actions }),
+    actions: t.expose('actions', { type: PerpetualMarketActions, nullable: false, description: 'Action links.' }),
   }),
 });
 
@@ -208,7 +207,7 @@ builder.node(typeRef<RewardMarket>('REWARD'), {
     token: t.field({ type: AssetRef, description: 'The reward token.', resolve: (m, _args, ctx) => resolveToken(m.token, ctx) }),
     rewardApy: t.exposeFloat('rewardApy', { nullable: false, description: 'Reward APY, a fraction.' }),
     endsAt: t.field({ type: 'DateTime', description: 'When the programme ends.', resolve: (m) => dateOrNull(m.endsAt) }),
-    actions: t.field({ type: RewardMarketActions, nullable: false, description: 'Action links.', resolve: (m) => m.actions }),
+    actions: t.expose('actions', { type: RewardMarketActions, nullable: false, description: 'Action links.' }),
   }),
 });
 

@@ -61,16 +61,15 @@ MarketRef.implement({
       nullable: false,
       description: "The markets service's own id, e.g. `kamino.lend.<address>` (what `market(id:)` takes).",
     }),
-    type: t.field({ type: MarketTypeEnum, nullable: false, description: 'The kind of market.', resolve: (m) => m.type }),
+    type: t.expose('type', { type: MarketTypeEnum, nullable: false, description: 'The kind of market.' }),
     productName: t.exposeString('productName', { nullable: false, description: 'Product name, e.g. `Kamino Lend`.' }),
     marketName: t.exposeString('marketName', { description: 'Name of the market within the product, when the upstream gives one.' }),
-    status: t.field({
+    status: t.expose('status', {
       type: MarketStatusEnum,
       description:
         "The prediction status for prediction markets; the position's market status for markets reached through a position; otherwise null.",
-      resolve: (m) => m.status,
     }),
-    provider: t.field({ type: ProviderRef, nullable: false, description: 'Who offers the market.', resolve: (m) => m.provider }),
+    provider: t.expose('provider', { type: ProviderRef, nullable: false, description: 'Who offers the market.' }),
     websiteUrl: t.exposeString('websiteUrl', { description: "The market's page on the provider's site." }),
     additionalData: t.field({
       type: 'JSON',

@@ -19,10 +19,13 @@ export function createTokenRecords(max: number, now: () => number): TokenRecords
     remember(tokens) {
       const seenAt = now();
       for (const token of tokens) {
-        // The same record seen again (the market index hands out one per token): only when is news.
+        // Seen again (the market index hands out one record per market, and markets share tokens): the
+        // latest record and when, in place; only an id not held yet is checked and added.
         const held = records.get(token.assetId);
-        if (held?.token === token) held.seenAt = seenAt;
-        else if (isValidAssetId(token.assetId)) records.set(token.assetId, { token, seenAt });
+        if (held) {
+          held.token = token;
+          held.seenAt = seenAt;
+        } else if (isValidAssetId(token.assetId)) records.set(token.assetId, { token, seenAt });
       }
     },
     get: (assetId) => records.get(assetId),

@@ -1,5 +1,7 @@
 import type { Market, MarketStatus, MarketType } from '../../models/index.js';
-import { filterTokenAddresses, type Snapshot } from './snapshot.js';
+import { filterTokenAddresses, type ListingSlice, type Snapshot } from './snapshot.js';
+
+export type { ListingSlice } from './snapshot.js';
 
 /** The prediction statuses listed when a filter names none: the upstream's default. */
 const DEFAULT_PREDICTION_STATUS: readonly MarketStatus[] = ['OPEN'];
@@ -16,16 +18,6 @@ export interface ListingFilter {
   predictionStatus?: readonly MarketStatus[];
 }
 
-/** One page of the markets a filter selects in one snapshot. */
-export interface ListingSlice {
-  /** The markets after the anchor, in the upstream's order. */
-  markets: Market[];
-  hasNextPage: boolean;
-  /** Some market of the listing comes before this page. */
-  hasPreviousPage: boolean;
-  /** How many markets of the listing held the filter selects, over all pages (counted from the index, no upstream call). */
-  totalCount: number;
-}
 
 /** The ascending union of some places lists (values of one filter field). */
 function union(lists: (readonly number[] | undefined)[]): number[] {
@@ -38,8 +30,7 @@ const filterKey = (f: ListingFilter): string =>
   [f.types, f.providers, f.assets, f.predictionStatus].map((values) => (values?.length ? [...new Set(values)].sort().join(',') : '')).join('|');
 
 /** The places of `list` a filter selects, ascending: the smallest field's candidates, checked against every field. */
-function select(snapshot: Snapshot, filter: ListingFilter): readonly number[] {
-  const key = filterKey(filter);
+function select(snapshot: Snapshot, filter: ListingFilter, key: string): readonly number[] {
   const cached = snapshot.matches.get(key);
   if (cached) return cached;
 
@@ -82,10 +73,21 @@ function after(places: readonly number[], place: number): number {
 
 /**
  * Up to `first` markets of `held` the filter selects, right after the market `after` (a marketId; null
- * = from the start); null when that market is not in `held` at all.
+ * = from the start); null when that market is not in `held` at all. The same page of the same
+ * snapshot is the same slice while the snapshot keeps it.
  */
 export function sliceOf(held: Snapshot, filter: ListingFilter, page: { after: string | null; first: number }): ListingSlice | null {
-  const places = select(held, filter);
+  const key = filterKey(filter);
+  // The anchor's length first: no anchor and filter can spell another pair's key.
+  const pageKey = `${page.first} ${page.after?.length ?? -1} ${page.after ?? ''}${key}`;
+  const kept = held.pages.get(pageKey);
+  if (kept) return kept;
+  const slice = cut(held, select(held, filter, key), page);
+  if (slice) held.pages.set(pageKey, slice);
+  return slice;
+}
+
+function cut(held: Snapshot, places: readonly number[], page: { after: string | null; first: number }): ListingSlice | null {
   let start = 0;
   if (page.after !== null) {
     const anchor = held.ordinal.get(page.after);

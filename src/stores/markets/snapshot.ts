@@ -3,6 +3,22 @@ import type { Market, MarketType, Provider } from '../../models/index.js';
 
 /** Distinct filters whose matches one snapshot keeps (a page is then a slice of a ready list). */
 const MATCH_CACHE_SIZE = 512;
+/**
+ * Markets the pages one snapshot keeps refer to, over all its pages (references to the snapshot's
+ * own records, plus what the schema keeps per page: its edges and their cursors).
+ */
+const PAGE_CACHE_MARKETS = 5_000;
+
+/** One page of the markets a filter selects in one snapshot: kept by the snapshot and handed to every request for it, never changed. */
+export interface ListingSlice {
+  /** The markets after the anchor, in the upstream's order. */
+  readonly markets: readonly Market[];
+  readonly hasNextPage: boolean;
+  /** Some market of the listing comes before this page. */
+  readonly hasPreviousPage: boolean;
+  /** How many markets of the listing held the filter selects, over all pages (counted from the index, no upstream call). */
+  readonly totalCount: number;
+}
 
 /** One read of the whole listing, indexed for lookups by id and for the listing's filters. */
 export interface Snapshot {
@@ -18,6 +34,12 @@ export interface Snapshot {
   byAsset: ReadonlyMap<string, readonly number[]>;
   /** Places a filter selects, by the filter's canonical key, filled as filters are asked for. */
   matches: LRUCache<string, readonly number[]>;
+  /**
+   * Pages served, by filter, anchor and size: the same page is the same object for as long as the
+   * snapshot keeps it, so what a page costs to present (its edges, their signed cursors) is made once
+   * per page and snapshot rather than per edge and request. Read only.
+   */
+  pages: LRUCache<string, ListingSlice>;
   builtAt: number;
   /** Body bytes the read took. */
   bytes: number;
@@ -59,5 +81,7 @@ export function buildSnapshot(list: Market[], builtAt: number, bytes: number): S
     append(byProvider, market.provider.providerId, place);
     for (const address of filterTokenAddresses(market)) append(byAsset, address, place);
   });
-  return { list, markets, ordinal, providers, byType, byProvider, byAsset, matches: new LRUCache({ max: MATCH_CACHE_SIZE }), builtAt, bytes };
+  const matches = new LRUCache<string, readonly number[]>({ max: MATCH_CACHE_SIZE });
+  const pages = new LRUCache<string, ListingSlice>({ max: MATCH_CACHE_SIZE, maxSize: PAGE_CACHE_MARKETS, sizeCalculation: (slice) => slice.markets.length + 1 });
+  return { list, markets, ordinal, providers, byType, byProvider, byAsset, matches, pages, builtAt, bytes };
 }
