@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { countedCache } from '../../held.js';
 import type { Asset, TokenRef } from '../../models/index.js';
 import { isValidAssetId, parseAssetId } from '../../upstream/index.js';
 
@@ -15,7 +15,8 @@ export interface TokenRecords {
 }
 
 export function createTokenRecords(max: number, now: () => number): TokenRecords {
-  const records = new LRUCache<string, TokenRecord>({ max });
+  // An entry: an asset id, the token record (symbol, name, address, image URL) and the LRU's bookkeeping.
+  const records = countedCache<string, TokenRecord>({ name: 'token_records', max, entryBytes: 800 });
   return {
     remember(tokens) {
       const seenAt = now();
