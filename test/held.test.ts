@@ -4,6 +4,7 @@ import { countedCache, heldBytes, registerHeldGauges } from '../src/held.js';
 import { createResponseCacheStore } from '../src/response-cache/store.js';
 import { createLogger } from '../src/logger.js';
 import { createVerifiedCallers } from '../src/stores/verified-callers.js';
+import { createPositionsStore, POSITION_BYTES } from '../src/stores/positions.js';
 
 /** The value of `metric{structure="<structure>"}` in the registry's exposition, or undefined. */
 async function scraped(registry: Registry, metric: string, structure: string): Promise<number | undefined> {
@@ -48,5 +49,28 @@ describe('memory held beyond a request: bounded in bytes, reported on /metrics',
     const added = (heldBytes().get('response_cache')?.bytes ?? 0) - before;
     expect(added).toBeGreaterThan(1_000);
     expect(added).toBeLessThanOrEqual(2_000);
+  });
+
+  it('shared positions: the oldest copies go once their estimated bytes pass the bound, and the gauge reports what is held', async () => {
+    const calls: string[][] = [];
+    const markets = {
+      getPositions: ({ walletAddresses }: { walletAddresses: readonly string[] }) => {
+        calls.push([...walletAddresses]);
+        return Promise.resolve(walletAddresses.flatMap((owner) => Array.from({ length: 10 }, (_, i) => ({ ownerAddress: owner, positionId: `${owner}-${i}`, market: null }))));
+      },
+    };
+    const registry = new Registry();
+    registerHeldGauges(registry);
+    const store = createPositionsStore({ upstream: { markets } as never, config: { positionsShareTtlMs: 60_000 }, registry: new Registry() }, { maxBytes: 3 * 10 * POSITION_BYTES });
+    for (const wallet of ['w1', 'w2', 'w3', 'w4', 'w5']) {
+      await store.load([wallet]);
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(calls).toEqual([['w1'], ['w2'], ['w3'], ['w4'], ['w5']]);
+    expect(await scraped(registry, 'gateway_held_bytes', 'shared_positions')).toBeGreaterThanOrEqual(30 * POSITION_BYTES);
+    // w5 is still held (no call); w1 was dropped for w4 and w5 (one call).
+    await store.load(['w5']);
+    await store.load(['w1']);
+    expect(calls).toEqual([['w1'], ['w2'], ['w3'], ['w4'], ['w5'], ['w1']]);
   });
 });
