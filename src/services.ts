@@ -5,6 +5,7 @@ import { createVerifiedCallers, type VerifiedCallers } from './stores/verified-c
 import { shareRevocations } from './stores/revocations.js';
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { tallyCounter, tallyHistogram } from './metrics.js';
+import { registerHeldGauges } from './held.js';
 import type { Config, UpstreamUrls } from './config.js';
 import { createPositionsStore, positionTokens, type PositionsStore, type PositionsStoreOptions } from './stores/positions.js';
 import { createEventHub, type EventHub } from './events/hub.js';
@@ -121,6 +122,7 @@ export function createServices(options: ServicesOptions): Services {
     ...options.upstream,
   });
 
+  registerHeldGauges(registry);
   new Gauge({
     name: 'gateway_upstream_inflight_bytes',
     help: 'Upstream body bytes being read now, all calls together (UPSTREAM_INFLIGHT_MAX_BYTES bounds them).',

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { LRUCache } from 'lru-cache';
+import { countedCache } from '../held.js';
 import type { Logger } from '../logger.js';
 import { loopTurns } from './turns.js';
 
@@ -17,7 +17,8 @@ export interface SeenIds {
 }
 
 export function createSeenIds(options: { redis?: Redis | null; keyPrefix?: string; logger: Logger }): SeenIds {
-  const local = new LRUCache<string, true>({ max: SEEN_MAX_LOCAL, ttl: SEEN_TTL_SECONDS * 1000 });
+  // An entry: an event id (bounded by the webhook's parser) and the LRU's bookkeeping.
+  const local = countedCache<string, true>({ name: 'event_ids_seen', max: SEEN_MAX_LOCAL, ttl: SEEN_TTL_SECONDS * 1000, entryBytes: 256 });
   const { redis, logger } = options;
   const prefix = options.keyPrefix ?? 'gateway:events:seen:';
 

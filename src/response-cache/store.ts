@@ -2,6 +2,7 @@ import type { ExecutionResult } from 'graphql';
 import { BrokenCircuitError, circuitBreaker, ConsecutiveBreaker, handleAll } from 'cockatiel';
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
+import { holding } from '../held.js';
 import type { Logger } from '../logger.js';
 
 /**
@@ -123,6 +124,7 @@ function memoryStore(options: ResponseCacheStoreOptions): ResponseCacheStore {
       if (keys?.size === 0) byOwner.delete(owner);
     },
   });
+  holding(results, { name: 'response_cache', bytes: () => results.calculatedSize, maxBytes });
 
   return {
     get: (key) => results.get(key),

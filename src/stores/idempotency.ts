@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
-import { LRUCache } from 'lru-cache';
 import { gatewayError } from '../errors.js';
 import { sha256 } from '../hashing.js';
+import { countedCache } from '../held.js';
 import type { Logger } from '../logger.js';
 
 /** How long a key is remembered, as the alerts service does (docs/upstream.md 1.5). */
@@ -54,7 +54,10 @@ interface Entry {
  * what this process forgot (restart, eviction, another replica).
  */
 export function createIdempotencyStore(options: IdempotencyStoreOptions = {}): IdempotencyStore {
-  const entries = new LRUCache<string, Entry>({
+  // An entry: two hashes and a send's small result (an id and counts), with the LRU's bookkeeping.
+  const entries = countedCache<string, Entry>({
+    name: 'idempotency_keys',
+    entryBytes: 1024,
     max: options.maxEntries ?? DEFAULT_MAX_ENTRIES,
     ttl: options.ttlMs ?? IDEMPOTENCY_TTL_MS,
     // Read the clock on every check rather than a cached value: sends are few, exactness is worth it.

@@ -9,6 +9,7 @@
  */
 import { Gauge, type Registry } from 'prom-client';
 import type { Config } from '../config.js';
+import { holding } from '../held.js';
 import { marketTokens, type Market, type Position, type TokenRef } from '../models/index.js';
 import { InFlight } from '../inflight.js';
 import { type CallScope, deadlineExceeded, detached } from '../operation/index.js';
@@ -20,6 +21,8 @@ export interface PositionsStoreOptions {
   ttlMs?: number;
   /** Most wallets held at once (the oldest is dropped first). */
   maxWallets?: number;
+  /** Most bytes of positions held at once, estimated per position (the oldest copies are dropped first). */
+  maxBytes?: number;
   now?: () => number;
   /** Every read's positions, once (the asset cache remembers their token records). */
   onPositions?: (positions: readonly Position[]) => void;
@@ -40,6 +43,12 @@ export interface PositionsStore {
 }
 
 export const DEFAULT_POSITIONS_MAX_WALLETS = 10_000;
+export const DEFAULT_POSITIONS_MAX_BYTES = 32 * 1024 * 1024;
+/**
+ * The heap one position holds as mapped, its embedded market included: 2,686 bytes measured over the
+ * simulator's largest wallet (22 positions, 1.9 KB of JSON each), mapped 500 times.
+ */
+export const POSITION_BYTES = 2_700;
 
 /** What the positions store is built from. */
 export interface PositionsStoreDeps {
@@ -57,6 +66,20 @@ export function createPositionsStore(deps: PositionsStoreDeps, options: Position
   // Each wallet's read in flight, with when it started (on the store's clock): one read may carry several wallets.
   const pending = new InFlight<string, Copy, number>();
   const embedded = new WeakMap<Market, number>();
+  const maxBytes = options.maxBytes ?? DEFAULT_POSITIONS_MAX_BYTES;
+  let bytes = 0;
+  holding(copies, { name: 'shared_positions', bytes: () => bytes, maxBytes });
+  const drop = (wallet: string) => {
+    const copy = copies.get(wallet);
+    if (copy && copies.delete(wallet)) bytes -= copy.positions.length * POSITION_BYTES;
+  };
+  /** Holds a wallet's copy as the newest, dropping the oldest past either bound. */
+  const hold = (wallet: string, copy: Copy) => {
+    drop(wallet);
+    copies.set(wallet, copy);
+    bytes += copy.positions.length * POSITION_BYTES;
+    while (copies.size > maxWallets || (bytes > maxBytes && copies.size > 1)) drop(copies.keys().next().value!);
+  };
   new Gauge({
     name: 'gateway_positions_wallets',
     help: "Wallets whose positions the gateway holds to share (each dropped once past POSITIONS_SHARE_TTL_MS).",
@@ -79,7 +102,7 @@ export function createPositionsStore(deps: PositionsStoreDeps, options: Position
     const oldest = now() - ttlMs;
     for (const [wallet, copy] of copies) {
       if (copy.fetchedAt >= oldest) return;
-      copies.delete(wallet);
+      drop(wallet);
     }
   }
 
@@ -104,9 +127,7 @@ export function createPositionsStore(deps: PositionsStoreDeps, options: Position
       const flight = pending.start(wallet, () => all.then(({ byOwner, fetchedAt }) => ({ positions: byOwner.get(wallet) ?? [], fetchedAt })), { meta: startedAt });
       flight.result.then(
         (copy) => {
-          copies.delete(wallet);
-          copies.set(wallet, copy);
-          if (copies.size > maxWallets) copies.delete(copies.keys().next().value!);
+          hold(wallet, copy);
           dropExpired();
         },
         () => {},

@@ -1,5 +1,5 @@
 import { sha256 } from '../hashing.js';
-import { LRUCache } from 'lru-cache';
+import { countedCache } from '../held.js';
 import type { Identity } from '../models/alerts.js';
 
 export interface VerifiedCallersOptions {
@@ -30,11 +30,15 @@ export interface VerifiedCallers {
   rememberApp(apiKeyHash: string): void;
 }
 
+const IDENTITY_ENTRY_BYTES = 320;
+const APP_ENTRY_BYTES = 200;
+
 export function createVerifiedCallers(options: VerifiedCallersOptions): VerifiedCallers {
   const max = options.max ?? 100_000;
   const ttl = Math.max(1, options.ttlMs);
-  const identities = new LRUCache<string, Identity>({ max, ttl });
-  const apps = new LRUCache<string, true>({ max: Math.max(1, Math.floor(max / 10)), ttl });
+  // An entry: a SHA-256 in base64url (43 characters), the wallet address the service named, the LRU's bookkeeping.
+  const identities = countedCache<string, Identity>({ name: 'verified_identities', max, ttl, entryBytes: IDENTITY_ENTRY_BYTES });
+  const apps = countedCache<string, true>({ name: 'verified_apps', max: Math.max(1, Math.floor(max / 10)), ttl, entryBytes: APP_ENTRY_BYTES });
   return {
     identity: (hash) => (options.ttlMs > 0 ? identities.get(hash) : undefined),
     rememberIdentity(hash, identity) {

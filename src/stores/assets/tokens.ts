@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { countedCache } from '../../held.js';
 import { isValidAssetId, parseAssetId, type Asset, type TokenRef } from '../../models/index.js';
 
 /** A token record, and when the gateway last saw it. */
@@ -14,7 +14,8 @@ export interface TokenRecords {
 }
 
 export function createTokenRecords(max: number, now: () => number): TokenRecords {
-  const records = new LRUCache<string, TokenRecord>({ max });
+  // An entry: an asset id, the token record (symbol, name, address, image URL) and the LRU's bookkeeping.
+  const records = countedCache<string, TokenRecord>({ name: 'token_records', max, entryBytes: 800 });
   return {
     remember(tokens) {
       const seenAt = now();
