@@ -7,9 +7,11 @@ import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
  * held after GC, every concurrent brotli 5 stream holding its own 4 MiB window):
  *
  * - **effort by reuse and size**: an answer the response cache holds is compressed once and served many
- *   times, so it takes brotli 5 / gzip 6; a one-off answer takes brotli 4 under 64 KiB, brotli 2 up to
- *   1 MiB and brotli 1 beyond (gzip 1 in each case): on the 180 KB markets page brotli 5 took ~9 ms,
- *   brotli 1–3 ~1 ms and gzip 1 ~0.8 ms, for 28 / 31 / 35 KB.
+ *   times, so it takes brotli 5 / gzip 6; a one-off answer takes brotli 4 under 64 KiB (a few tenths of a
+ *   millisecond) and brotli 0 from there (gzip 1 in each case): on the 180 KB markets page brotli 0 took
+ *   a quarter of the CPU of brotli 1 or 2 (and a third of gzip 1's) for a body 16 % larger (37 KB against
+ *   32 KB; measured with zlib on this gateway's page, README "On the wire"), and a one-off answer's CPU is taken from the requests that
+ *   wait behind it.
  * - **window fitted to the body**: brotli's window (lgwin) is the body's size rounded up to a power of
  *   two (1 KiB to 16 MiB), so a 20 KB answer does not reserve a 4 MiB window.
  * - **a cap on concurrent compressions**: past `maxConcurrent` answers being compressed, an answer that
@@ -26,17 +28,15 @@ export interface CompressionEffort {
   lgwin?: number;
 }
 
-/** One-off answers under this many bytes take brotli 4: small enough that a little more effort costs little. */
+/** One-off answers under this many bytes take brotli 4 (small enough that a little more effort costs little); larger ones brotli 0. */
 export const SMALL_ANSWER_BYTES = 64 * 1024;
-/** One-off answers over this many bytes take brotli 1. */
-export const LARGE_ANSWER_BYTES = 1024 * 1024;
 /** Compressions running at once at most, by default: half of libuv's default pool of 4 threads (DNS and file reads use it too). */
 export const DEFAULT_MAX_CONCURRENT_COMPRESSIONS = 2;
 
 /** The effort for an answer of `size` bytes in `coding`; `reused` when the response cache holds it (compressed once, served often). */
 export function compressionEffort(coding: Coding, size: number, reused: boolean): CompressionEffort {
   if (coding === 'gzip') return { coding, level: reused ? 6 : 1 };
-  const level = reused ? 5 : size < SMALL_ANSWER_BYTES ? 4 : size <= LARGE_ANSWER_BYTES ? 2 : 1;
+  const level = reused ? 5 : size < SMALL_ANSWER_BYTES ? 4 : 0;
   return { coding, level, lgwin: fittedWindow(size) };
 }
 

@@ -21,8 +21,8 @@ async function post(first: number, encoding = 'br'): Promise<Response> {
 describe('compression effort', () => {
   it('gives a one-off answer little effort and a cached one more, by size', () => {
     expect(compressionEffort('br', 20_000, false)).toEqual({ coding: 'br', level: 4, lgwin: 15 });
-    expect(compressionEffort('br', 180_000, false)).toEqual({ coding: 'br', level: 2, lgwin: 18 });
-    expect(compressionEffort('br', 3_000_000, false)).toEqual({ coding: 'br', level: 1, lgwin: 22 });
+    expect(compressionEffort('br', 180_000, false)).toEqual({ coding: 'br', level: 0, lgwin: 18 });
+    expect(compressionEffort('br', 3_000_000, false)).toEqual({ coding: 'br', level: 0, lgwin: 22 });
     expect(compressionEffort('br', 180_000, true)).toEqual({ coding: 'br', level: 5, lgwin: 18 });
     expect(compressionEffort('gzip', 180_000, false)).toEqual({ coding: 'gzip', level: 1 });
     expect(compressionEffort('gzip', 180_000, true)).toEqual({ coding: 'gzip', level: 6 });
@@ -45,7 +45,7 @@ describe('compression effort', () => {
     expect(encode).toHaveBeenCalledTimes(1);
     const [coding, body, effort] = encode.mock.calls[0]!;
     expect(coding).toBe('br');
-    expect(effort).toEqual({ coding: 'br', level: 2, lgwin: fittedWindow(body.length) });
+    expect(effort).toEqual({ coding: 'br', level: 0, lgwin: fittedWindow(body.length) });
   });
 });
 
