@@ -28,6 +28,8 @@ import { PRODUCTION_COMMAND } from '../bench/throughput/servers.js';
 const MiB = 1024 * 1024;
 /** Node's flags of `npm run start:prod` (the young generation's cap): what the young generation holds after a flood depends on them. */
 const NODE_FLAGS = PRODUCTION_COMMAND.split(' ').filter((arg) => arg.startsWith('--'));
+/** More flags for the gateway from `FLOOD_NODE_FLAGS` (`--trace-gc`, `--cpu-prof`: what a stall is made of). */
+const EXTRA_FLAGS = (process.env['FLOOD_NODE_FLAGS'] ?? '').split(' ').filter(Boolean);
 
 /** What the gateway process reports on request: its memory after a full GC, and its loop's stalls since the last report. */
 interface Collected {
@@ -112,7 +114,7 @@ async function main(seconds: number, codings: string[]): Promise<void> {
 async function flood(urls: Record<'alerts' | 'markets' | 'assets', string>, body: string, coding: string, seconds: number): Promise<Flood> {
   const port = await freePort();
   const env = { ...process.env, ALERTS_URL: urls.alerts, MARKETS_URL: urls.markets, ASSETS_URL: urls.assets, PORT: String(port), RESPONSE_CACHE: 'off', RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'silent' };
-  const child = fork(new URL(import.meta.url).pathname, ['--serve'], { env, execArgv: ['--expose-gc', ...NODE_FLAGS, '--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(new URL(import.meta.url).pathname, ['--serve'], { env, execArgv: ['--expose-gc', ...NODE_FLAGS, ...EXTRA_FLAGS, '--import', 'tsx'], stdio: ['ignore', EXTRA_FLAGS.length > 0 ? 'inherit' : 'ignore', 'inherit', 'ipc'] });
   const proc = { pid: child.pid!, child, stderr: () => '', stop: async () => {} };
   try {
     await waitReady(proc, `http://127.0.0.1:${port}/health`);

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import type { NodeHandler } from './node-http.js';
 import { acceptedRequestId, REQUEST_ID_HEADER } from './request-id.js';
 
@@ -126,14 +127,46 @@ const HEALTH_PATH = '/health';
  * through Yoga it waited behind the flood's executions), GraphQL work through `admission`, the rest
  * (readiness, metrics, webhooks, event streams) straight to `handler`.
  */
-export function frontDoor(handler: NodeHandler, limits: Readonly<AdmissionLimits> = DEFAULT_ADMISSION): NodeHandler & { admission: Admission } {
+export function frontDoor(handler: NodeHandler, limits: Readonly<AdmissionLimits> = DEFAULT_ADMISSION, registry?: Registry): NodeHandler & { admission: Admission } {
   const admission = new Admission(limits, handler);
+  if (registry) registerMetrics(admission, registry);
   const door = (req: IncomingMessage, res: ServerResponse) => {
     if (answerLiveness(req, res)) return;
     if (counted(req)) admission.admit(req, res);
     else void handler(req, res);
   };
   return Object.assign(door, { admission });
+}
+
+/** `gateway_admission_in_flight`, `gateway_admission_queued` and `gateway_admission_refused_total`, read from the admission when scraped. */
+function registerMetrics(admission: Admission, registry: Registry): void {
+  const gauges = {
+    gateway_admission_in_flight: ['GraphQL requests being answered (admission.ts).', () => admission.inFlight],
+    gateway_admission_queued: ['GraphQL requests waiting for their turn (admission.ts).', () => admission.queued],
+  } as const;
+  for (const [name, [help, read]] of Object.entries(gauges)) {
+    if (registry.getSingleMetric(name)) continue;
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(read());
+      },
+    });
+  }
+  const refused = 'gateway_admission_refused_total';
+  if (!registry.getSingleMetric(refused)) {
+    new Counter({
+      name: refused,
+      help: 'GraphQL requests refused 503 because the admission queue was full.',
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(admission.refused);
+      },
+    });
+  }
 }
 
 /** `GET`/`HEAD /health`: 200 with an empty body and the request's id, as Yoga's own health check answered. */

@@ -1,6 +1,7 @@
 import { EventEmitter, once } from 'node:events';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Admission, counted, frontDoor } from '../src/admission.js';
 import { createHttpServer, type NodeHandler } from '../src/node-http.js';
@@ -80,7 +81,8 @@ describe('the front door over HTTP', () => {
 
   it('answers /health while every execution is held, and 503 with Retry-After past the queue', async () => {
     const held: ServerResponse[] = [];
-    const door = frontDoor((_req, res) => void held.push(res), { perTurn: 1, maxInFlight: 2, maxQueued: 1 });
+    const registry = new Registry();
+    const door = frontDoor((_req, res) => void held.push(res), { perTurn: 1, maxInFlight: 2, maxQueued: 1 }, registry);
     const base = await listen(door);
     const first = [post(base), post(base), post(base)];
     await vi.waitFor(() => expect([door.admission.inFlight, door.admission.queued]).toEqual([2, 1]), { timeout: 10_000 });
@@ -91,6 +93,8 @@ describe('the front door over HTTP', () => {
     const body = (await refused.json()) as { errors: { extensions: Record<string, unknown> }[] };
     expect(body.errors[0]!.extensions).toEqual({ code: 'RATE_LIMITED', reason: 'OVERLOADED', retryAfterSeconds: 1 });
     expect(door.admission.refused).toBe(1);
+    const metrics = await registry.metrics();
+    for (const line of ['gateway_admission_in_flight 2', 'gateway_admission_queued 1', 'gateway_admission_refused_total 1']) expect(metrics).toContain(`\n${line}\n`);
 
     const health = await fetch(`${base}/health`, { headers: { 'x-request-id': 'probe-7' } });
     expect(health.status).toBe(200);
