@@ -1,6 +1,6 @@
-import { brotliDecompressSync } from 'node:zlib';
+import { brotliCompressSync, brotliDecompressSync, constants as zlib } from 'node:zlib';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { compressionEffort, CompressionSlots, DEFAULT_MAX_CONCURRENT_COMPRESSIONS, fittedWindow } from '../../src/plugins/compression.js';
+import { compressionEffort, CompressionSlots, DEFAULT_MAX_CONCURRENT_COMPRESSIONS, fittedWindow, outputChunk } from '../../src/plugins/compression.js';
 import { encoder } from '../../src/plugins/wire-encoding.js';
 import { operation, useTestGateway } from '../helpers/gateway.js';
 
@@ -82,5 +82,15 @@ describe('concurrent compressions', () => {
     const held = slots.tryStart(() => new Promise<number>(() => {}));
     expect(held).not.toBeNull();
     expect(slots.tryStart(() => Promise.resolve(1))).toBeNull();
+  });
+});
+
+describe("zlib's output chunk", () => {
+  it('holds a one-off answer compressed in one chunk, from 16 KiB to 1 MiB', () => {
+    expect(outputChunk(1_000)).toBe(16 * 1024);
+    expect(outputChunk(183_017)).toBe(45_755);
+    expect(outputChunk(100 * 1024 * 1024)).toBe(1024 * 1024);
+    const page = Buffer.from(JSON.stringify({ data: { markets: Array.from({ length: 2_000 }, (_, i) => ({ id: `lending:${i}`, apy: i / 7 })) } }));
+    expect(brotliCompressSync(page, { params: { [zlib.BROTLI_PARAM_QUALITY]: 0 } }).length).toBeLessThan(outputChunk(page.length));
   });
 });
