@@ -9,9 +9,9 @@ import { acceptedRequestId, REQUEST_ID_HEADER } from './request-id.js';
  * because each request runs its whole execution and serialization in one stretch of the event loop, and
  * one turn of the loop started every request that had arrived during the last).
  *
- * - **Per turn**: at most `perTurn` requests start in one turn of the event loop; the others wait in a
- *   queue, first come first served, and the next ones start in the following turn (`setImmediate`), after
- *   the loop has read its sockets again, so a turn holds at most twice `perTurn` executions' synchronous work.
+ * - **Per turn**: requests wait in a queue, first come first served, and start `perTurn` a turn of the
+ *   event loop (`setImmediate`), never in the listener that read them: a turn holds at most `perTurn`
+ *   executions' synchronous work between two reads of the sockets, where `/health` is answered.
  * - **In flight**: at most `maxInFlight` requests are being answered at once (from their start until
  *   their response is written or their client has gone), which bounds the memory their results hold.
  * - **Queue**: at most `maxQueued` wait; one more is refused at once, `503` with `Retry-After`
@@ -31,10 +31,9 @@ export interface AdmissionLimits {
 }
 
 /**
- * One start per turn: a turn then runs at most two executions (one as sockets are read, one from the
- * queue). Under the flood, on a busy 2-core machine, one a turn kept the loop's p99 stall lower than two
- * (figures in README "On the wire"); requests that wait on upstreams are not held back by it, as a turn
- * without work is short. 256 in flight bounds what their results hold, above what one replica's CPU
+ * One start per turn: under the flood, on a busy 2-core machine, one a turn kept the loop's p99 stall
+ * lower than two (figures in README "On the wire"); requests that wait on upstreams are not held back by
+ * it, as a turn without work is short. 256 in flight bounds what their results hold, above what one replica's CPU
  * serves at once; 512 waiting are about five seconds of the heaviest page at the flood's rate.
  */
 export const DEFAULT_ADMISSION: Readonly<AdmissionLimits> = Object.freeze({ perTurn: 1, maxInFlight: 256, maxQueued: 512 });
@@ -49,7 +48,6 @@ interface Waiting {
 
 export class Admission {
   #inFlight = 0;
-  #startedThisTurn = 0;
   #turnScheduled = false;
   readonly #queue: Waiting[] = [];
   #refused = 0;
@@ -72,49 +70,46 @@ export class Admission {
     return this.#refused;
   }
 
-  /** Starts the request now, queues it for a later turn, or refuses it. */
+  /** Queues the request for the next turn of the event loop, or refuses it when the queue is full. */
   admit(req: IncomingMessage, res: ServerResponse): void {
-    if (this.queued === 0 && this.#mayStart()) {
-      this.#start(req, res);
-    } else if (this.queued < this.limits.maxQueued) {
-      this.#queue.push({ req, res });
-      this.#scheduleTurn();
-    } else {
+    if (this.queued >= this.limits.maxQueued) {
       this.#refused += 1;
       refuse(res);
+      return;
     }
+    this.#queue.push({ req, res });
+    this.#scheduleTurn();
   }
 
-  #mayStart(): boolean {
-    return this.#inFlight < this.limits.maxInFlight && this.#startedThisTurn < this.limits.perTurn;
+  /**
+   * Starts the queue's next requests in a turn of their own (`setImmediate`, after the loop has read its
+   * sockets), each run to its first wait before the next turn: the listener that read a request never runs it.
+   */
+  #scheduleTurn(): void {
+    if (this.#turnScheduled) return;
+    this.#turnScheduled = true;
+    setImmediate(() => {
+      this.#turnScheduled = false;
+      let started = 0;
+      while (this.queued > 0 && this.#inFlight < this.limits.maxInFlight && started < this.limits.perTurn) {
+        const next = this.#queue.shift()!;
+        // Its client went away while it waited: nobody would read the answer.
+        if (next.res.destroyed || next.res.socket?.destroyed) continue;
+        started += 1;
+        this.#start(next.req, next.res);
+      }
+      if (this.queued > 0 && this.#inFlight < this.limits.maxInFlight) this.#scheduleTurn();
+    });
   }
 
   #start(req: IncomingMessage, res: ServerResponse): void {
     this.#inFlight += 1;
-    this.#startedThisTurn += 1;
-    this.#scheduleTurn();
     // 'close' comes once the response is written or the socket is gone, whichever ends the request.
     res.once('close', () => {
       this.#inFlight -= 1;
       if (this.queued > 0) this.#scheduleTurn();
     });
     void this.handler(req, res);
-  }
-
-  /** The next turn counts its starts afresh and takes the queue's next requests. */
-  #scheduleTurn(): void {
-    if (this.#turnScheduled) return;
-    this.#turnScheduled = true;
-    setImmediate(() => {
-      this.#turnScheduled = false;
-      this.#startedThisTurn = 0;
-      while (this.queued > 0 && this.#mayStart()) {
-        const next = this.#queue.shift()!;
-        // Its client went away while it waited: nobody would read the answer.
-        if (next.res.destroyed || next.res.socket?.destroyed) continue;
-        this.#start(next.req, next.res);
-      }
-    });
   }
 }
 

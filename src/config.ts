@@ -204,7 +204,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     admission: Object.freeze({
       perTurn: integer(env, 'ADMISSION_PER_TURN', DEFAULT_ADMISSION.perTurn, 1, 10_000),
       maxInFlight: integer(env, 'MAX_INFLIGHT_REQUESTS', DEFAULT_ADMISSION.maxInFlight, 1, 1_000_000),
-      maxQueued: integer(env, 'MAX_QUEUED_REQUESTS', DEFAULT_ADMISSION.maxQueued, 0, 1_000_000),
+      maxQueued: integer(env, 'MAX_QUEUED_REQUESTS', DEFAULT_ADMISSION.maxQueued, 1, 1_000_000),
     }),
     // Below 200 ms a poll per asset per interval is no longer a poll the upstream can take from every watched asset.
     livePrices: Object.freeze({
