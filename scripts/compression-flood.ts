@@ -96,7 +96,7 @@ async function main(seconds: number, codings: string[]): Promise<void> {
     }
     console.log(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
     const identity = rows.find((row) => row.coding === 'identity');
-    for (const row of rows.filter((r) => r !== identity)) {
+    for (const row of rows.filter((r) => r.coding !== 'identity')) {
       const targets = {
         [`${row.coding} answers/s ≥ 0.8× identity`]: identity && row.answersPerSecond >= 0.8 * identity.answersPerSecond,
         [`/health p99 < 100 ms (${row.coding})`]: row.healthP99Ms < 100,

@@ -76,9 +76,18 @@ export function compress(body: Buffer, effort: CompressionEffort): Promise<Buffe
   });
 }
 
-/** Counts compressions in progress; `tryStart` refuses one past the cap. */
+/** Scratch buffers larger than this are dropped after their compression rather than kept for the next. */
+const MAX_SCRATCH_BYTES = 1024 * 1024;
+
+/**
+ * Counts compressions in progress; `tryStart` refuses one past the cap. Each slot keeps the buffer it
+ * wrote its last answer's UTF-8 bytes into, for the next: a fresh buffer per answer is memory outside
+ * V8's heap that V8 answers with full collections (under the br flood, twice as many mark-compacts as
+ * identity's, each a longer stall of the event loop than any execution, from `--trace-gc`).
+ */
 export class CompressionSlots {
   #running = 0;
+  readonly #scratch: Buffer[] = [];
 
   constructor(readonly max: number = DEFAULT_MAX_CONCURRENT_COMPRESSIONS) {}
 
@@ -86,13 +95,23 @@ export class CompressionSlots {
     return this.#running;
   }
 
-  /** Runs `work` in a slot, or returns null at once when every slot is taken. */
-  tryStart<T>(work: () => Promise<T>): Promise<T> | null {
+  /**
+   * Runs `work` in a slot, or returns null at once when every slot is taken. `work` gets `bytesOf`,
+   * which writes a text's UTF-8 bytes into the slot's buffer: valid until `work`'s promise settles.
+   */
+  tryStart<T>(work: (bytesOf: (text: string) => Buffer) => Promise<T>): Promise<T> | null {
     if (this.#running >= this.max) return null;
     this.#running += 1;
+    let scratch = this.#scratch.pop();
+    const bytesOf = (text: string): Buffer => {
+      const size = Buffer.byteLength(text);
+      if (!scratch || scratch.length < size) scratch = Buffer.allocUnsafeSlow(Math.max(size, 64 * 1024));
+      return scratch.subarray(0, scratch.write(text));
+    };
     // An async wrapper, so that work throwing before its promise frees the slot as well.
-    return (async () => work())().finally(() => {
+    return (async () => work(bytesOf))().finally(() => {
       this.#running -= 1;
+      if (scratch && scratch.length <= MAX_SCRATCH_BYTES) this.#scratch.push(scratch);
     });
   }
 }
