@@ -1,5 +1,5 @@
 import { promisify } from 'node:util';
-import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
+import { brotliCompress, brotliCompressSync, constants as zlib, gzip } from 'node:zlib';
 
 /**
  * What compressing one answer may cost (issue 33, item 8: 50 clients flooding an uncached 180 KB page
@@ -10,8 +10,8 @@ import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
  *   times, so it takes brotli 5 / gzip 6; a one-off answer takes brotli 4 under 64 KiB (a few tenths of a
  *   millisecond) and brotli 0 from there (gzip 1 in each case): on the 180 KB markets page brotli 0 took
  *   a quarter of the CPU of brotli 1 or 2 (and a third of gzip 1's) for a body 16 % larger (37 KB against
- *   32 KB; measured with zlib on this gateway's page, README "On the wire"), and a one-off answer's CPU is taken from the requests that
- *   wait behind it.
+ *   32 KB; README "On the wire"), and a one-off answer's CPU is taken from the requests that wait behind it.
+ * - **where**: brotli 0 up to 256 KiB on the event loop (`inline`), the rest on zlib's thread pool.
  * - **window fitted to the body**: brotli's window (lgwin) is the body's size rounded up to a power of
  *   two (1 KiB to 16 MiB), so a 20 KB answer does not reserve a 4 MiB window.
  * - **a cap on concurrent compressions**: past `maxConcurrent` answers being compressed, an answer that
@@ -61,11 +61,26 @@ export function outputChunk(size: number): number {
 
 const MAX_OUTPUT_CHUNK = 1024 * 1024;
 
-/** Compresses `body` with the effort given, off the event loop (zlib's thread pool). */
+/** Brotli 0 on bodies up to this size is compressed on the event loop. */
+export const INLINE_MAX_BYTES = 256 * 1024;
+
+/**
+ * Whether `body` is compressed on the event loop: brotli 0 (a large one-off answer) up to
+ * INLINE_MAX_BYTES, about a tenth of the 180 KB page's execution. On the thread pool the answer outlives
+ * the young generation's next collection while it waits its turn there, is promoted, and the old
+ * generation it fills is collected whole: under the br flood, seven mark-compacts in ten seconds against
+ * identity's none, three once inline, each a longer stall of the loop than one execution (`--trace-gc`).
+ * Gzip 1 costs three times brotli 0 and stays on the pool, as do the efforts of small and cached answers.
+ */
+export function inline(size: number, effort: CompressionEffort): boolean {
+  return effort.coding === 'br' && effort.level === 0 && size <= INLINE_MAX_BYTES;
+}
+
+/** Compresses `body` with the effort given: on the event loop when `inline`, else on zlib's thread pool. */
 export function compress(body: Buffer, effort: CompressionEffort): Promise<Buffer> {
   const chunkSize = outputChunk(body.length);
   if (effort.coding === 'gzip') return gzipAsync(body, { level: effort.level, chunkSize });
-  return brotliAsync(body, {
+  const options = {
     chunkSize,
     params: {
       [zlib.BROTLI_PARAM_QUALITY]: effort.level,
@@ -73,7 +88,8 @@ export function compress(body: Buffer, effort: CompressionEffort): Promise<Buffe
       [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT,
       [zlib.BROTLI_PARAM_SIZE_HINT]: body.length,
     },
-  });
+  };
+  return inline(body.length, effort) ? Promise.resolve(brotliCompressSync(body, options)) : brotliAsync(body, options);
 }
 
 /** Scratch buffers larger than this are dropped after their compression rather than kept for the next. */

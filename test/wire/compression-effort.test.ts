@@ -1,6 +1,6 @@
 import { brotliCompressSync, brotliDecompressSync, constants as zlib } from 'node:zlib';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { compressionEffort, CompressionSlots, DEFAULT_MAX_CONCURRENT_COMPRESSIONS, fittedWindow, outputChunk } from '../../src/plugins/compression.js';
+import { compressionEffort, CompressionSlots, DEFAULT_MAX_CONCURRENT_COMPRESSIONS, fittedWindow, inline, INLINE_MAX_BYTES, outputChunk } from '../../src/plugins/compression.js';
 import { encoder } from '../../src/plugins/wire-encoding.js';
 import { operation, useTestGateway } from '../helpers/gateway.js';
 
@@ -82,6 +82,16 @@ describe('concurrent compressions', () => {
     const held = slots.tryStart(() => new Promise<number>(() => {}));
     expect(held).not.toBeNull();
     expect(slots.tryStart(() => Promise.resolve(1))).toBeNull();
+  });
+});
+
+describe('where an answer is compressed', () => {
+  it('compresses a large one-off answer with brotli 0 on the event loop up to 256 KiB, anything else on the pool', () => {
+    expect(inline(183_017, compressionEffort('br', 183_017, false))).toBe(true);
+    expect(inline(INLINE_MAX_BYTES + 1, compressionEffort('br', INLINE_MAX_BYTES + 1, false))).toBe(false);
+    expect(inline(183_017, compressionEffort('br', 183_017, true))).toBe(false);
+    expect(inline(20_000, compressionEffort('br', 20_000, false))).toBe(false);
+    expect(inline(183_017, compressionEffort('gzip', 183_017, false))).toBe(false);
   });
 });
 
