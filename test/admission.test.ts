@@ -3,7 +3,8 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Admission, counted, frontDoor } from '../src/admission.js';
+import { Admission, counted, DEFAULT_ADMISSION, frontDoor } from '../src/admission.js';
+import { loadConfig } from '../src/config.js';
 import { createHttpServer, type NodeHandler } from '../src/node-http.js';
 import { startTestGateway } from './helpers/gateway.js';
 
@@ -51,6 +52,12 @@ describe('admission in front of Yoga', () => {
     expect(handler).toHaveBeenCalledTimes(3);
     expect(handler.mock.calls[2]![0]).toBe(exchanges[3]!.req);
     expect([admission.inFlight, admission.queued]).toEqual([2, 0]);
+  });
+
+  it('reads its limits from the environment, refusing a queue of none', () => {
+    expect(loadConfig({}).admission).toEqual(DEFAULT_ADMISSION);
+    expect(loadConfig({ ADMISSION_PER_TURN: '4', MAX_INFLIGHT_REQUESTS: '32', MAX_QUEUED_REQUESTS: '64' }).admission).toEqual({ perTurn: 4, maxInFlight: 32, maxQueued: 64 });
+    expect(() => loadConfig({ MAX_QUEUED_REQUESTS: '0' })).toThrow(/MAX_QUEUED_REQUESTS/);
   });
 
   it('counts GraphQL requests, not event streams, probes, metrics or webhooks', () => {
