@@ -1,44 +1,66 @@
 /**
  * Compression under a flood of uncached answers (issue 33 item 8), measured:
  *
- *   npx tsx scripts/compression-flood.ts [seconds]      (default 20)
+ *   npx tsx scripts/compression-flood.ts [seconds] [codings]     (defaults: 20, identity,br,gzip)
  *
- * The simulator runs in a child process, the gateway in another (as `runGateway` runs it, response
- * cache off so every answer is a one-off, no rate limit, `--expose-gc` so this script can ask it for a
- * full GC over IPC). For each of identity and `Accept-Encoding: br`, a fresh gateway is warmed, collected
- * (RSS before), then 50 autocannon connections ask the 100-market page for `seconds` while `/health` is
- * probed every 100 ms; the gateway's RSS is sampled every 50 ms (peak), and after the flood it is
- * collected again (RSS after). Prints answers/s, `/health` p99, the gateway's CPU, peak RSS and RSS
- * before and after, and the targets: br answers/s ≥ 0.8× identity's, `/health` p99 < 100 ms, peak RSS ≤
- * 1.5× identity's, RSS after within 50 MB of before. Load generator, prober and both servers share the
- * machine: figures from a busy machine are noisy (the load average is printed).
+ * The simulator runs in a child process, the gateway in another (as `runGateway` runs it, with
+ * production's Node flags, response cache off so every answer is a one-off, no rate limit, `--expose-gc`
+ * so this script can ask it for a full GC over IPC). For each coding (identity, `Accept-Encoding: br`, gzip) a fresh gateway is warmed
+ * and collected (RSS before), then 50 autocannon connections ask the 100-market page for `seconds`
+ * while `/health` is probed every 100 ms; the gateway's RSS is sampled every 50 ms (peak), and after the
+ * flood it is collected again (RSS after). Prints answers/s, `/health` p99, the gateway's CPU, peak RSS,
+ * RSS before and after with what holds it (V8 heap, external and array buffers), and the event loop's
+ * longest stalls as the gateway saw them (`monitorEventLoopDelay` p99 and max: what `/health` waits for,
+ * without the prober's own scheduling); then the targets: br answers/s ≥ 0.8× identity's, `/health`
+ * p99 < 100 ms, peak RSS ≤ 1.5× identity's, RSS after within 50 MB of before. Load generator, prober
+ * and servers share the machine: figures from a busy machine are noisy (the load average is printed).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { request } from 'undici';
 import { startSimulatorChild } from '../bench/simulator-child.js';
 import { cpuMs, freePort, waitReady } from '../bench/throughput/processes.js';
+import { PRODUCTION_COMMAND } from '../bench/throughput/servers.js';
 
 const MiB = 1024 * 1024;
+/** Node's flags of `npm run start:prod` (the young generation's cap): what the young generation holds after a flood depends on them. */
+const NODE_FLAGS = PRODUCTION_COMMAND.split(' ').filter((arg) => arg.startsWith('--'));
+/** More flags for the gateway from `FLOOD_NODE_FLAGS` (`--trace-gc`, `--cpu-prof`: what a stall is made of). */
+const EXTRA_FLAGS = (process.env['FLOOD_NODE_FLAGS'] ?? '').split(' ').filter(Boolean);
+
+/** What the gateway process reports on request: its memory after a full GC, and its loop's stalls since the last report. */
+interface Collected {
+  rss: number;
+  heapUsed: number;
+  external: number;
+  arrayBuffers: number;
+  loopP99Ms: number;
+  loopMaxMs: number;
+}
 
 if (process.argv.includes('--serve')) {
-  // The gateway process: the production lifecycle, plus a full GC on the parent's request.
+  // The gateway process: the production lifecycle, plus a full GC and a report on the parent's request.
   const { loadConfigOrExit, runGateway } = await import('../src/lifecycle.js');
   const { createLogger } = await import('../src/logger.js');
   const config = loadConfigOrExit();
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
   process.on('message', (message) => {
     if (message !== 'gc') return;
     const gc = (globalThis as { gc?: () => void }).gc!;
     gc();
     gc();
-    process.send!({ rss: process.memoryUsage().rss });
+    const { rss, heapUsed, external, arrayBuffers } = process.memoryUsage();
+    const report: Collected = { rss, heapUsed, external, arrayBuffers, loopP99Ms: loop.percentile(99) / 1e6, loopMaxMs: loop.max / 1e6 };
+    loop.reset();
+    process.send!(report);
   });
   await runGateway({ config, urls: config.upstreams!, logger: createLogger(config) });
 } else {
-  await main(Number(process.argv[2] ?? 20));
+  await main(Number(process.argv[2] ?? 20), (process.argv[3] ?? 'identity,br,gzip').split(','));
 }
 
 interface Flood {
@@ -46,35 +68,44 @@ interface Flood {
   answersPerSecond: number;
   non2xx: number;
   healthP99Ms: number;
+  loopP99Ms: number;
+  loopMaxMs: number;
   cpuCores: number;
   rssBeforeMiB: number;
   peakRssMiB: number;
   rssAfterMiB: number;
+  /** After the flood and a full GC: V8's heap in use, and memory outside it (external includes array buffers). */
+  heapAfterMiB: number;
+  externalAfterMiB: number;
 }
 
-async function main(seconds: number): Promise<void> {
+async function main(seconds: number, codings: string[]): Promise<void> {
   const sim = await startSimulatorChild();
   try {
     const query = readFileSync(new URL('../test/operations/MarketsPage.graphql', import.meta.url), 'utf8');
     const body = JSON.stringify({ query, variables: { first: 100 } });
     console.log(`load average before: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-    const identity = await flood(sim.urls, body, 'identity', seconds);
-    const br = await flood(sim.urls, body, 'br', seconds);
-    for (const row of [identity, br]) {
+    const rows: Flood[] = [];
+    for (const coding of codings) rows.push(await flood(sim.urls, body, coding, seconds));
+    for (const row of rows) {
       console.log(
-        `${row.coding.padEnd(8)} ${row.answersPerSecond.toFixed(0).padStart(5)} answers/s (${row.non2xx} not 2xx), /health p99 ${row.healthP99Ms.toFixed(1)} ms, ` +
-          `${row.cpuCores.toFixed(2)} cores, RSS ${row.rssBeforeMiB.toFixed(0)} MiB before, ${row.peakRssMiB.toFixed(0)} MiB peak, ${row.rssAfterMiB.toFixed(0)} MiB after GC`,
+        `${row.coding.padEnd(8)} ${row.answersPerSecond.toFixed(0).padStart(5)} answers/s (${row.non2xx} not 2xx), /health p99 ${row.healthP99Ms.toFixed(1)} ms ` +
+          `(loop stall p99 ${row.loopP99Ms.toFixed(1)} ms, max ${row.loopMaxMs.toFixed(1)} ms), ${row.cpuCores.toFixed(2)} cores, RSS ${row.rssBeforeMiB.toFixed(0)} MiB before, ` +
+          `${row.peakRssMiB.toFixed(0)} MiB peak, ${row.rssAfterMiB.toFixed(0)} MiB after GC (heap ${row.heapAfterMiB.toFixed(0)}, external ${row.externalAfterMiB.toFixed(0)})`,
       );
     }
     console.log(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-    const targets = {
-      'br answers/s ≥ 0.8× identity': br.answersPerSecond >= 0.8 * identity.answersPerSecond,
-      '/health p99 < 100 ms (br)': br.healthP99Ms < 100,
-      'peak RSS ≤ 1.5× identity': br.peakRssMiB <= 1.5 * identity.peakRssMiB,
-      'RSS after within 50 MB of before (br)': Math.abs(br.rssAfterMiB - br.rssBeforeMiB) * MiB <= 50_000_000,
-    };
-    for (const [target, met] of Object.entries(targets)) console.log(`${met ? 'met    ' : 'NOT met'} ${target}`);
-    console.log(`RESULT ${JSON.stringify({ identity, br, ratio: br.answersPerSecond / identity.answersPerSecond })}`);
+    const identity = rows.find((row) => row.coding === 'identity');
+    for (const row of rows.filter((r) => r.coding !== 'identity')) {
+      const targets = {
+        [`${row.coding} answers/s ≥ 0.8× identity`]: identity && row.answersPerSecond >= 0.8 * identity.answersPerSecond,
+        [`/health p99 < 100 ms (${row.coding})`]: row.healthP99Ms < 100,
+        [`${row.coding} peak RSS ≤ 1.5× identity`]: identity && row.peakRssMiB <= 1.5 * identity.peakRssMiB,
+        [`RSS after within 50 MB of before (${row.coding})`]: Math.abs(row.rssAfterMiB - row.rssBeforeMiB) * MiB <= 50_000_000,
+      };
+      for (const [target, met] of Object.entries(targets)) console.log(`${met ? 'met    ' : 'NOT met'} ${target}`);
+    }
+    console.log(`RESULT ${JSON.stringify(rows)}`);
   } finally {
     sim.child.kill('SIGTERM');
   }
@@ -83,7 +114,7 @@ async function main(seconds: number): Promise<void> {
 async function flood(urls: Record<'alerts' | 'markets' | 'assets', string>, body: string, coding: string, seconds: number): Promise<Flood> {
   const port = await freePort();
   const env = { ...process.env, ALERTS_URL: urls.alerts, MARKETS_URL: urls.markets, ASSETS_URL: urls.assets, PORT: String(port), RESPONSE_CACHE: 'off', RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'silent' };
-  const child = fork(new URL(import.meta.url).pathname, ['--serve'], { env, execArgv: ['--expose-gc', '--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(new URL(import.meta.url).pathname, ['--serve'], { env, execArgv: ['--expose-gc', ...NODE_FLAGS, ...EXTRA_FLAGS, '--import', 'tsx'], stdio: ['ignore', EXTRA_FLAGS.length > 0 ? 'inherit' : 'ignore', 'inherit', 'ipc'] });
   const proc = { pid: child.pid!, child, stderr: () => '', stop: async () => {} };
   try {
     await waitReady(proc, `http://127.0.0.1:${port}/health`);
@@ -91,9 +122,9 @@ async function flood(urls: Record<'alerts' | 'markets' | 'assets', string>, body
     const headers = { 'content-type': 'application/json', accept: 'application/graphql-response+json', 'accept-encoding': coding };
     // Warm-up: the JIT and the market index, not measured.
     await autocannon({ url, connections: 10, amount: 300, method: 'POST', headers, body });
-    const rssBefore = await collected(child);
+    const before = await collected(child);
 
-    let peakRss = rssBefore;
+    let peakRss = before.rss;
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssOf(child.pid!))), 50);
     const healthMs: number[] = [];
     let probing = true;
@@ -113,17 +144,21 @@ async function flood(urls: Record<'alerts' | 'markets' | 'assets', string>, body
     await prober;
     clearInterval(sampler);
     await new Promise((r) => setTimeout(r, 1_000));
-    const rssAfter = await collected(child);
+    const after = await collected(child);
     healthMs.sort((a, b) => a - b);
     return {
       coding,
       answersPerSecond: result['2xx'] / result.duration,
       non2xx: result.non2xx,
       healthP99Ms: healthMs[Math.min(healthMs.length - 1, Math.floor(healthMs.length * 0.99))] ?? NaN,
+      loopP99Ms: after.loopP99Ms,
+      loopMaxMs: after.loopMaxMs,
       cpuCores: cpu / (result.duration * 1000),
-      rssBeforeMiB: rssBefore / MiB,
+      rssBeforeMiB: before.rss / MiB,
       peakRssMiB: peakRss / MiB,
-      rssAfterMiB: rssAfter / MiB,
+      rssAfterMiB: after.rss / MiB,
+      heapAfterMiB: after.heapUsed / MiB,
+      externalAfterMiB: after.external / MiB,
     };
   } finally {
     child.kill('SIGTERM');
@@ -131,10 +166,10 @@ async function flood(urls: Record<'alerts' | 'markets' | 'assets', string>, body
   }
 }
 
-/** The gateway's RSS after a full GC it runs on request. */
-function collected(child: ChildProcess): Promise<number> {
+/** The gateway's memory after a full GC it runs on request, and its loop's stalls since the last request. */
+function collected(child: ChildProcess): Promise<Collected> {
   return new Promise((resolve) => {
-    child.once('message', (message) => resolve((message as { rss: number }).rss));
+    child.once('message', (message) => resolve(message as Collected));
     child.send('gc');
   });
 }

@@ -3,6 +3,7 @@
  * Every error names the variable at fault so a bad deployment fails fast and says why.
  */
 
+import { DEFAULT_ADMISSION, type AdmissionLimits } from './admission.js';
 import { parseTrustedProxies, type TrustedProxies } from './client-address.js';
 import { ConfigError, corsOrigins, httpUrl, integer, onOff, redisUrl, twoValued } from './config-values.js';
 import { DEFAULT_INFLIGHT_MAX_BYTES } from './upstream/body.js';
@@ -86,6 +87,8 @@ export interface Config {
   maxStreamsPerClient: number;
   /** Subscriptions this process holds open at once, and WebSocket connections alike (`MAX_STREAMS`). */
   maxStreams: number;
+  /** GraphQL requests started per turn of the event loop, answered at once, and waiting (`ADMISSION_PER_TURN`, `MAX_INFLIGHT_REQUESTS`, `MAX_QUEUED_REQUESTS`; admission.ts). */
+  admission: Readonly<AdmissionLimits>;
   /** The live price feed: `LIVE_PRICES_INTERVAL_MS`, `LIVE_PRICES_MAX_ASSETS` (per subscription), `LIVE_PRICES_MAX_PROCESS_ASSETS`. */
   livePrices: { intervalMs: number; maxAssets: number; maxProcessAssets: number };
   /** OpenTelemetry trace export, asked for by the standard `OTEL_*` variables. */
@@ -198,6 +201,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     apqMaxBytes: integer(env, 'APQ_MAX_BYTES', 8 * 1024 * 1024, 65_536, 2 ** 32),
     maxStreamsPerClient: integer(env, 'MAX_STREAMS_PER_CLIENT', 100, 1, 1_000_000),
     maxStreams: integer(env, 'MAX_STREAMS', 2000, 1, 1_000_000),
+    admission: Object.freeze({
+      perTurn: integer(env, 'ADMISSION_PER_TURN', DEFAULT_ADMISSION.perTurn, 1, 10_000),
+      maxInFlight: integer(env, 'MAX_INFLIGHT_REQUESTS', DEFAULT_ADMISSION.maxInFlight, 1, 1_000_000),
+      maxQueued: integer(env, 'MAX_QUEUED_REQUESTS', DEFAULT_ADMISSION.maxQueued, 1, 1_000_000),
+    }),
     // Below 200 ms, a read of every watched asset each interval is more than the assets service can take.
     livePrices: Object.freeze({
       intervalMs: integer(env, 'LIVE_PRICES_INTERVAL_MS', 5000, 200, 600_000),

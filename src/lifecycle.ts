@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { frontDoor } from './admission.js';
 import { createMetricsServer } from './metrics-server.js';
 import { createHttpServer } from './node-http.js';
 import { createApp, type AppOptions } from './app.js';
@@ -62,7 +63,7 @@ export async function runGateway(options: RunGatewayOptions): Promise<void> {
   const services = createServices({ config, urls, logger });
   const app = createApp({ config, services, graphiql: options.graphiql });
   app.setPhase('starting');
-  const server = createHttpServer(app.yoga);
+  const server = createHttpServer(frontDoor(app.yoga, config.admission, services.registry));
 
   // Bound before anything slow starts, so a taken port is reported at once. The WebSocket server is
   // attached after: attached before, it re-emits the listen error as its own and the process lingers.

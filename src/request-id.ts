@@ -14,9 +14,14 @@ const ids = new WeakMap<Request, string>();
 export function requestIdOf(request: Request): string {
   let id = ids.get(request);
   if (id === undefined) {
-    const sent = request.headers.get(REQUEST_ID_HEADER)?.trim();
-    id = sent && ACCEPTED.test(sent) ? sent : randomUUID();
+    id = acceptedRequestId(request.headers.get(REQUEST_ID_HEADER));
     ids.set(request, id);
   }
   return id;
+}
+
+/** The id a caller sent, when it is a sensible one (one header value, trimmed), else a generated UUID. */
+export function acceptedRequestId(header: string | string[] | null | undefined): string {
+  const sent = typeof header === 'string' ? header.trim() : undefined;
+  return sent && ACCEPTED.test(sent) ? sent : randomUUID();
 }

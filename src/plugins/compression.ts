@@ -1,5 +1,5 @@
 import { promisify } from 'node:util';
-import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
+import { brotliCompress, brotliCompressSync, constants as zlib, gzip } from 'node:zlib';
 
 /**
  * What compressing one answer may cost (issue 33, item 8: 50 clients flooding an uncached 180 KB page
@@ -7,9 +7,11 @@ import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
  * held after GC, every concurrent brotli 5 stream holding its own 4 MiB window):
  *
  * - **effort by reuse and size**: an answer the response cache holds is compressed once and served many
- *   times, so it takes brotli 5 / gzip 6; a one-off answer takes brotli 4 under 64 KiB, brotli 2 up to
- *   1 MiB and brotli 1 beyond (gzip 1 in each case): on the 180 KB markets page brotli 5 took ~9 ms,
- *   brotli 1–3 ~1 ms and gzip 1 ~0.8 ms, for 28 / 31 / 35 KB.
+ *   times, so it takes brotli 5 / gzip 6; a one-off answer takes brotli 4 under 64 KiB (a few tenths of a
+ *   millisecond) and brotli 0 from there (gzip 1 in each case): on the 180 KB markets page brotli 0 took
+ *   a quarter of the CPU of brotli 1 or 2 (and a third of gzip 1's) for a body 16 % larger (37 KB against
+ *   32 KB; README "On the wire"), and a one-off answer's CPU is taken from the requests that wait behind it.
+ * - **where**: brotli 0 up to 256 KiB on the event loop (`inline`), the rest on zlib's thread pool.
  * - **window fitted to the body**: brotli's window (lgwin) is the body's size rounded up to a power of
  *   two (1 KiB to 16 MiB), so a 20 KB answer does not reserve a 4 MiB window.
  * - **a cap on concurrent compressions**: past `maxConcurrent` answers being compressed, an answer that
@@ -26,17 +28,15 @@ export interface CompressionEffort {
   lgwin?: number;
 }
 
-/** One-off answers under this many bytes take brotli 4: small enough that a little more effort costs little. */
+/** One-off answers under this many bytes take brotli 4 (small enough that a little more effort costs little); larger ones brotli 0. */
 export const SMALL_ANSWER_BYTES = 64 * 1024;
-/** One-off answers over this many bytes take brotli 1. */
-export const LARGE_ANSWER_BYTES = 1024 * 1024;
 /** Compressions running at once at most, by default: half of libuv's default pool of 4 threads (DNS and file reads use it too). */
 export const DEFAULT_MAX_CONCURRENT_COMPRESSIONS = 2;
 
 /** The effort for an answer of `size` bytes in `coding`; `reused` when the response cache holds it (compressed once, served often). */
 export function compressionEffort(coding: Coding, size: number, reused: boolean): CompressionEffort {
   if (coding === 'gzip') return { coding, level: reused ? 6 : 1 };
-  const level = reused ? 5 : size < SMALL_ANSWER_BYTES ? 4 : size <= LARGE_ANSWER_BYTES ? 2 : 1;
+  const level = reused ? 5 : size < SMALL_ANSWER_BYTES ? 4 : 0;
   return { coding, level, lgwin: fittedWindow(size) };
 }
 
@@ -49,22 +49,61 @@ export function fittedWindow(size: number): number {
 const gzipAsync = promisify(gzip);
 const brotliAsync = promisify(brotliCompress);
 
-/** Compresses `body` with the effort given, off the event loop (zlib's thread pool). */
+/**
+ * zlib's output chunk for `size` bytes of JSON: a quarter of the body (what one-off efforts make of
+ * this gateway's answers: a fifth), so the compressed body comes back in one chunk. Node's default of
+ * 16 KiB sends a 180 KB page back and forth between the thread pool and the event loop three times
+ * (under the flood, a `--cpu-prof` put zlib's callback on the event loop at a quarter of that with one chunk).
+ */
+export function outputChunk(size: number): number {
+  return Math.min(Math.max(Math.ceil(size / 4), zlib.Z_DEFAULT_CHUNK), MAX_OUTPUT_CHUNK);
+}
+
+const MAX_OUTPUT_CHUNK = 1024 * 1024;
+
+/** Brotli 0 on bodies up to this size is compressed on the event loop. */
+export const INLINE_MAX_BYTES = 256 * 1024;
+
+/**
+ * Whether `body` is compressed on the event loop: brotli 0 (a large one-off answer) up to
+ * INLINE_MAX_BYTES, about a tenth of the 180 KB page's execution. On the thread pool the answer outlives
+ * the young generation's next collection while it waits its turn there, is promoted, and the old
+ * generation it fills is collected whole: under the br flood, seven mark-compacts in ten seconds against
+ * identity's none, three once inline, each a longer stall of the loop than one execution (`--trace-gc`).
+ * Gzip 1 costs three times brotli 0 and stays on the pool, as do the efforts of small and cached answers.
+ */
+export function inline(size: number, effort: CompressionEffort): boolean {
+  return effort.coding === 'br' && effort.level === 0 && size <= INLINE_MAX_BYTES;
+}
+
+/** Compresses `body` with the effort given: on the event loop when `inline`, else on zlib's thread pool. */
 export function compress(body: Buffer, effort: CompressionEffort): Promise<Buffer> {
-  if (effort.coding === 'gzip') return gzipAsync(body, { level: effort.level });
-  return brotliAsync(body, {
+  const chunkSize = outputChunk(body.length);
+  if (effort.coding === 'gzip') return gzipAsync(body, { level: effort.level, chunkSize });
+  const options = {
+    chunkSize,
     params: {
       [zlib.BROTLI_PARAM_QUALITY]: effort.level,
       [zlib.BROTLI_PARAM_LGWIN]: effort.lgwin ?? fittedWindow(body.length),
       [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT,
       [zlib.BROTLI_PARAM_SIZE_HINT]: body.length,
     },
-  });
+  };
+  return inline(body.length, effort) ? Promise.resolve(brotliCompressSync(body, options)) : brotliAsync(body, options);
 }
 
-/** Counts compressions in progress; `tryStart` refuses one past the cap. */
+/** Scratch buffers larger than this are dropped after their compression rather than kept for the next. */
+const MAX_SCRATCH_BYTES = 1024 * 1024;
+
+/**
+ * Counts compressions in progress; `tryStart` refuses one past the cap. Each slot keeps the buffer it
+ * wrote its last answer's UTF-8 bytes into, for the next: a fresh buffer per answer is memory outside
+ * V8's heap that V8 answers with full collections (under the br flood, twice as many mark-compacts as
+ * identity's, each a longer stall of the event loop than any execution, from `--trace-gc`).
+ */
 export class CompressionSlots {
   #running = 0;
+  readonly #scratch: Buffer[] = [];
 
   constructor(readonly max: number = DEFAULT_MAX_CONCURRENT_COMPRESSIONS) {}
 
@@ -72,13 +111,23 @@ export class CompressionSlots {
     return this.#running;
   }
 
-  /** Runs `work` in a slot, or returns null at once when every slot is taken. */
-  tryStart<T>(work: () => Promise<T>): Promise<T> | null {
+  /**
+   * Runs `work` in a slot, or returns null at once when every slot is taken. `work` gets `bytesOf`,
+   * which writes a text's UTF-8 bytes into the slot's buffer: valid until `work`'s promise settles.
+   */
+  tryStart<T>(work: (bytesOf: (text: string) => Buffer) => Promise<T>): Promise<T> | null {
     if (this.#running >= this.max) return null;
     this.#running += 1;
+    let scratch = this.#scratch.pop();
+    const bytesOf = (text: string): Buffer => {
+      const size = Buffer.byteLength(text);
+      if (!scratch || scratch.length < size) scratch = Buffer.allocUnsafeSlow(Math.max(size, 64 * 1024));
+      return scratch.subarray(0, scratch.write(text));
+    };
     // An async wrapper, so that work throwing before its promise frees the slot as well.
-    return (async () => work())().finally(() => {
+    return (async () => work(bytesOf))().finally(() => {
       this.#running -= 1;
+      if (scratch && scratch.length <= MAX_SCRATCH_BYTES) this.#scratch.push(scratch);
     });
   }
 }

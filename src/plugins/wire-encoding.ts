@@ -92,8 +92,10 @@ export const encoder = { encode: (coding: Coding, body: Buffer, effort: Compress
  * null when every slot is taken: the answer then goes as it is and `held` stays without that form.
  */
 function startCompression(slots: CompressionSlots, held: WireForms, coding: Coding, text: string, reused: boolean): Promise<Buffer> | null {
-  const body = Buffer.from(text);
-  const pending = slots.tryStart(() => encoder.encode(coding, body, compressionEffort(coding, body.length, reused)));
+  const pending = slots.tryStart((bytesOf) => {
+    const body = bytesOf(text);
+    return encoder.encode(coding, body, compressionEffort(coding, body.length, reused));
+  });
   if (pending) held[coding] = pending;
   return pending;
 }

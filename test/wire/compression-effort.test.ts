@@ -1,6 +1,6 @@
-import { brotliDecompressSync } from 'node:zlib';
+import { brotliCompressSync, brotliDecompressSync, constants as zlib } from 'node:zlib';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { compressionEffort, CompressionSlots, DEFAULT_MAX_CONCURRENT_COMPRESSIONS, fittedWindow } from '../../src/plugins/compression.js';
+import { compressionEffort, CompressionSlots, DEFAULT_MAX_CONCURRENT_COMPRESSIONS, fittedWindow, inline, INLINE_MAX_BYTES, outputChunk } from '../../src/plugins/compression.js';
 import { encoder } from '../../src/plugins/wire-encoding.js';
 import { operation, useTestGateway } from '../helpers/gateway.js';
 
@@ -21,8 +21,8 @@ async function post(first: number, encoding = 'br'): Promise<Response> {
 describe('compression effort', () => {
   it('gives a one-off answer little effort and a cached one more, by size', () => {
     expect(compressionEffort('br', 20_000, false)).toEqual({ coding: 'br', level: 4, lgwin: 15 });
-    expect(compressionEffort('br', 180_000, false)).toEqual({ coding: 'br', level: 2, lgwin: 18 });
-    expect(compressionEffort('br', 3_000_000, false)).toEqual({ coding: 'br', level: 1, lgwin: 22 });
+    expect(compressionEffort('br', 180_000, false)).toEqual({ coding: 'br', level: 0, lgwin: 18 });
+    expect(compressionEffort('br', 3_000_000, false)).toEqual({ coding: 'br', level: 0, lgwin: 22 });
     expect(compressionEffort('br', 180_000, true)).toEqual({ coding: 'br', level: 5, lgwin: 18 });
     expect(compressionEffort('gzip', 180_000, false)).toEqual({ coding: 'gzip', level: 1 });
     expect(compressionEffort('gzip', 180_000, true)).toEqual({ coding: 'gzip', level: 6 });
@@ -45,7 +45,7 @@ describe('compression effort', () => {
     expect(encode).toHaveBeenCalledTimes(1);
     const [coding, body, effort] = encode.mock.calls[0]!;
     expect(coding).toBe('br');
-    expect(effort).toEqual({ coding: 'br', level: 2, lgwin: fittedWindow(body.length) });
+    expect(effort).toEqual({ coding: 'br', level: 0, lgwin: fittedWindow(body.length) });
   });
 });
 
@@ -82,5 +82,25 @@ describe('concurrent compressions', () => {
     const held = slots.tryStart(() => new Promise<number>(() => {}));
     expect(held).not.toBeNull();
     expect(slots.tryStart(() => Promise.resolve(1))).toBeNull();
+  });
+});
+
+describe('where an answer is compressed', () => {
+  it('compresses a large one-off answer with brotli 0 on the event loop up to 256 KiB, anything else on the pool', () => {
+    expect(inline(183_017, compressionEffort('br', 183_017, false))).toBe(true);
+    expect(inline(INLINE_MAX_BYTES + 1, compressionEffort('br', INLINE_MAX_BYTES + 1, false))).toBe(false);
+    expect(inline(183_017, compressionEffort('br', 183_017, true))).toBe(false);
+    expect(inline(20_000, compressionEffort('br', 20_000, false))).toBe(false);
+    expect(inline(183_017, compressionEffort('gzip', 183_017, false))).toBe(false);
+  });
+});
+
+describe("zlib's output chunk", () => {
+  it('holds a one-off answer compressed in one chunk, from 16 KiB to 1 MiB', () => {
+    expect(outputChunk(1_000)).toBe(16 * 1024);
+    expect(outputChunk(183_017)).toBe(45_755);
+    expect(outputChunk(100 * 1024 * 1024)).toBe(1024 * 1024);
+    const page = Buffer.from(JSON.stringify({ data: { markets: Array.from({ length: 2_000 }, (_, i) => ({ id: `lending:${i}`, apy: i / 7 })) } }));
+    expect(brotliCompressSync(page, { params: { [zlib.BROTLI_PARAM_QUALITY]: 0 } }).length).toBeLessThan(outputChunk(page.length));
   });
 });
