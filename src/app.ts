@@ -137,8 +137,8 @@ export function createApp(options: AppOptions): App {
         // Field suggestions leak the schema; keep them only where introspection is on anyway.
         blockFieldSuggestion: { enabled: config.production },
       })),
-      // The series usePrometheus reported (HTTP duration by registered operation, execute time, errors,
-      // deprecated fields), observed in four hooks (operation-metrics.ts). With METRICS_PORT the scraper
+      // usePrometheus's series (HTTP duration by registered operation, execute time, errors,
+      // deprecated fields), observed by the gateway's own hooks (operation-metrics.ts). With METRICS_PORT the scraper
       // reads them there (metrics-server.ts) and the public port answers 404.
       useOperationMetrics({ registry: services.registry, schema, registered: trustedDocuments.operationNames, endpoint: config.metricsPort === null ? '/metrics' : false }),
       useQueryCost({ maxCost: config.maxQueryCost, maxCalls: DEFAULT_MAX_QUERY_CALLS, countCalls: (args, maxNodes) => operationCalls(args, holdings, maxNodes) }),

@@ -92,13 +92,13 @@ interface DocumentFacts {
 }
 
 /**
- * The series `usePrometheus` (@graphql-yoga/plugin-prometheus) reported with the gateway's settings,
- * with the same names, help, labels and buckets, observed in four hooks: the HTTP duration by
+ * The series `usePrometheus` (@graphql-yoga/plugin-prometheus) reports with the gateway's settings,
+ * with the same names, help, labels and buckets, observed by hooks of its own: the HTTP duration by
  * operation, the execute phase's duration by operation type, errors by operation type and phase
  * (`parse`, `validate`, `context`, `execute`), and deprecated fields used. The profile of a cold
  * request showed the plugin's generic machinery (label filtering, per-phase handler lists, a copy of
  * the server context per answer) as a share of the plugin chain; what a document tells (its type, its
- * deprecated fields) is found once per document here. Not reported, as before: the operation duration
+ * deprecated fields) is found once per document here. Not reported: the operation duration
  * (the HTTP duration less the socket), the request-time Summary and the request counter (the same
  * figures again), and the parse, validate and context phases (cached or trivial here). Operation
  * names are the caller's choice: only the HTTP duration carries them, registered ones only.

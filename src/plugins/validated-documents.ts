@@ -5,9 +5,9 @@ import type { Plugin } from 'graphql-yoga';
  * Validation decided once per parsed document (the parse cache hands out the same document for the
  * same text): its result, with every rule the plugins add (armor's depth, aliases and directives, the
  * defer and stream rules) and every change they make to the errors, is kept with the document and
- * handed to each later request, whose validation then runs no rule and adds none. Without this every
- * request paid for the plugins adding their rules again (a new rule per request, which the validation
- * cache then keyed by name) though the cached result made them moot.
+ * handed to each later request, whose validation then runs no rule and adds none. Otherwise every
+ * request pays for the plugins adding their rules again (a new rule per request, which Yoga's
+ * validation cache keys by name) though a kept result makes them moot.
  *
  * `first` wraps a plugin whose `onValidate` only matters when a document is validated: for a document
  * validated before, that hook is skipped. `lookup` hands the kept result; `record`, placed after every
