@@ -92,3 +92,9 @@ export function countedCache<K extends string, V extends object | true>(options:
   holding(cache, { name: options.name, bytes: () => cache.size * options.entryBytes, maxBytes: options.max * options.entryBytes });
   return cache;
 }
+
+/** Registers an LRU bounded by `maxSize` in bytes (its `sizeCalculation` estimates each entry's). Returns it. */
+export function heldLru<C extends { readonly calculatedSize: number; readonly maxSize: number }>(name: string, cache: C): C {
+  holding(cache, { name, bytes: () => cache.calculatedSize, maxBytes: cache.maxSize });
+  return cache;
+}

@@ -1,6 +1,7 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { countedCache, heldBytes, registerHeldGauges } from '../src/held.js';
+import { LRUCache } from 'lru-cache';
+import { countedCache, heldBytes, heldLru, registerHeldGauges } from '../src/held.js';
 import { createResponseCacheStore } from '../src/response-cache/store.js';
 import { createLogger } from '../src/logger.js';
 import { createVerifiedCallers } from '../src/stores/verified-callers.js';
@@ -23,6 +24,12 @@ describe('memory held beyond a request: bounded in bytes, reported on /metrics',
     for (const key of ['a', 'b', 'c', 'd', 'e']) small.set(key, true);
     expect([...small.keys()].sort()).toEqual(['c', 'd', 'e']);
     expect(heldBytes().get('test_small')).toEqual({ bytes: 300, maxBytes: 300 });
+  });
+
+  it('an LRU bounded in bytes reports what its size calculation counts, and its bound', () => {
+    const cache = heldLru('test_lru', new LRUCache<string, string>({ maxSize: 100, sizeCalculation: (value) => value.length }));
+    for (const key of ['a', 'b', 'c']) cache.set(key, 'x'.repeat(40));
+    expect(heldBytes().get('test_lru')).toEqual({ bytes: 80, maxBytes: 100 });
   });
 
   it('the gauges report each structure: bytes held now and the bound', async () => {

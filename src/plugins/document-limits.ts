@@ -2,6 +2,7 @@ import type { DocumentNode, Source } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import { gatewayError } from '../errors.js';
+import { heldLru } from '../held.js';
 
 /** Largest GraphQL document accepted, in UTF-8 bytes: far above real operations (under 2 KB), far below the body limit. */
 export const MAX_DOCUMENT_BYTES = 64 * 1024;
@@ -150,7 +151,7 @@ const COMPILED_BYTES_MIN = 96 * 1024;
 export function boundedParseCache(options: ParseCacheOptions = {}) {
   const ttl = options.ttlMs ?? 60 * 60 * 1000;
   const compiled = new WeakSet<DocumentNode>();
-  const documentCache = new LRUCache<string, DocumentNode>({
+  const documentCache = heldLru('parsed_documents', new LRUCache<string, DocumentNode>({
     maxSize: options.maxDocumentBytes ?? 32 * 1024 * 1024,
     sizeCalculation: (document, source) => {
       const tokens = tokenCount(document);
@@ -158,13 +159,13 @@ export function boundedParseCache(options: ParseCacheOptions = {}) {
       return textBytes(source) + BYTES_PER_DOCUMENT + BYTES_PER_TOKEN * tokens + jit;
     },
     ttl,
-  });
-  const errorCache = new LRUCache<string, object>({
+  }));
+  const errorCache = heldLru('document_errors', new LRUCache<string, object>({
     maxSize: options.maxErrorBytes ?? 4 * 1024 * 1024,
     // The error keeps its source (the same text), a message and a formatted stack of its own.
     sizeCalculation: (error, source) => (releaseStacks([error]), textBytes(source) + 4096),
     ttl,
-  });
+  }));
   return {
     documentCache,
     errorCache,

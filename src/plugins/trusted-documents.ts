@@ -5,6 +5,7 @@ import { createGraphQLError, type GraphQLParams, type Plugin } from 'graphql-yog
 import { LRUCache } from 'lru-cache';
 import { ConfigError } from '../config.js';
 import { sha256 } from '../hashing.js';
+import { heldLru } from '../held.js';
 
 export interface TrustedDocumentsOptions {
   /**
@@ -32,7 +33,7 @@ export const APQ_MAX_BYTES = 8 * 1024 * 1024;
 export function useTrustedDocuments(options: TrustedDocumentsOptions): { lookup: Plugin[]; register: Plugin; operationNames: ReadonlySet<string> } {
   const manifest = options.manifestPath ? loadManifest(options.manifestPath) : null;
   const registered = options.apq
-    ? new LRUCache<string, string>({ maxSize: options.apqMaxBytes ?? APQ_MAX_BYTES, sizeCalculation: (query, hash) => 2 * (query.length + hash.length) })
+    ? heldLru('apq_documents', new LRUCache<string, string>({ maxSize: options.apqMaxBytes ?? APQ_MAX_BYTES, sizeCalculation: (query, hash) => 2 * (query.length + hash.length) }))
     : null;
   const plugins: Plugin[] = [];
 

@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import type { ResponseCacheTtls } from '../config.js';
 import { sha256 } from '../hashing.js';
 import { documentPolicy, type CachePolicy } from './policy.js';
+import { heldLru } from '../held.js';
 
 /** Heap the remembered cache policies may hold: their documents' texts, two bytes a character, and the policy. */
 const POLICY_CACHE_BYTES = 4 * 1024 * 1024;
@@ -29,11 +30,14 @@ export interface DocumentPoliciesOptions {
  */
 export function createDocumentPolicies(options: DocumentPoliciesOptions) {
   let schema: GraphQLSchema | undefined;
-  const policies = new LRUCache<string, KnownDocument>({
-    max: options.maxDocuments,
-    maxSize: POLICY_CACHE_BYTES,
-    sizeCalculation: (_policy, query) => 2 * query.length + 512,
-  });
+  const policies = heldLru(
+    'document_policies',
+    new LRUCache<string, KnownDocument>({
+      max: options.maxDocuments,
+      maxSize: POLICY_CACHE_BYTES,
+      sizeCalculation: (_policy, query) => 2 * query.length + 512,
+    }),
+  );
 
   return {
     /** A new schema forgets every policy read from the old one. */

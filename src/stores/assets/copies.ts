@@ -3,6 +3,7 @@ import { InFlight } from '../../inflight.js';
 import type { Asset } from '../../models/index.js';
 import { assertMayCall, detached, type CallScope } from '../../operation/index.js';
 import type { AssetsClient } from '../../upstream/index.js';
+import { heldLru } from '../../held.js';
 
 /** Which assets service a copy came from. */
 export type Origin = 'primary' | 'fallback';
@@ -41,14 +42,17 @@ export interface Copies {
 export function createCopies(o: CopiesOptions): Copies {
   const { now } = o;
   // Entries live until the stale-if-error bound; freshness is decided per lookup from `fetchedAt`.
-  const copies = new LRUCache<string, Copy>({
-    max: o.maxEntries,
-    maxSize: o.maxSizeBytes,
-    sizeCalculation: sizeOf,
-    ttl: o.maxStaleMs,
-    ttlResolution: 0,
-    perf: { now },
-  });
+  const copies = heldLru(
+    'asset_copies',
+    new LRUCache<string, Copy>({
+      max: o.maxEntries,
+      maxSize: o.maxSizeBytes,
+      sizeCalculation: sizeOf,
+      ttl: o.maxStaleMs,
+      ttlResolution: 0,
+      perf: { now },
+    }),
+  );
   const inFlight = new InFlight<string, Copy>();
 
   return {
