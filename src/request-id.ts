@@ -14,9 +14,14 @@ const ids = new WeakMap<Request, string>();
 export function requestIdOf(request: Request): string {
   let id = ids.get(request);
   if (id === undefined) {
-    const sent = request.headers.get(REQUEST_ID_HEADER)?.trim();
-    id = sent && ACCEPTED.test(sent) ? sent : randomUUID();
+    id = requestIdFrom(request.headers.get(REQUEST_ID_HEADER));
     ids.set(request, id);
   }
   return id;
+}
+
+/** The id for a request that sent this `X-Request-Id` (or none): the caller's when it is a sensible one, else a new UUID. */
+export function requestIdFrom(sent: string | null | undefined): string {
+  const trimmed = sent?.trim();
+  return trimmed && ACCEPTED.test(trimmed) ? trimmed : randomUUID();
 }
