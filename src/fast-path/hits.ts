@@ -69,7 +69,8 @@ function answerHit(options: HitPathOptions, request: HitRequest, policy: CachePo
   const text = resultBody(held);
   const forms = wireFormsOf(held);
   forms.etag ??= strongTag(text);
-  const size = (forms.size ??= Buffer.byteLength(text));
+  const identity = (forms.identity ??= Buffer.from(text));
+  const size = (forms.size ??= identity.length);
   const coding = negotiate(request.header('accept-encoding'));
   const encoded = coding && size >= COMPRESSION_THRESHOLD_BYTES ? coding : null;
   const pending = encoded ? forms[encoded] : undefined;
@@ -86,7 +87,7 @@ function answerHit(options: HitPathOptions, request: HitRequest, policy: CachePo
     requestId,
     stored: (held.extensions as { http?: { headers?: Record<string, string> } } | undefined)?.http?.headers ?? {},
   };
-  const respond = (bytes: Buffer | string): boolean | Promise<boolean> => {
+  const respond = (bytes: Buffer): boolean | Promise<boolean> => {
     const write = () => {
       options.reader.countHit();
       if (request.method === 'GET' && matches(request.header('if-none-match'), head.etag)) writeNotModified(res, head);
@@ -95,7 +96,7 @@ function answerHit(options: HitPathOptions, request: HitRequest, policy: CachePo
     };
     return options.countOperation ? options.countOperation(request.credentials, req, requestId).then((counted) => counted && write()) : write();
   };
-  return pending ? pending.then(respond, () => false) : respond(text);
+  return pending ? pending.then(respond, () => false) : respond(identity);
 }
 
 /** What every answer of one hit carries. */
@@ -110,10 +111,10 @@ interface Head {
 }
 
 /** The 200, its headers in the order Yoga's pipeline sets them, and the body, in one write. */
-function writeAnswer(res: ServerResponse, head: Head, request: HitRequest, encoded: string | null, bytes: Buffer | string, options: HitPathOptions): void {
+function writeAnswer(res: ServerResponse, head: Head, request: HitRequest, encoded: string | null, bytes: Buffer, options: HitPathOptions): void {
   const headers: string[] = ['content-type', `${request.mediaType}; charset=utf-8`];
   for (const name in head.stored) headers.push(name.toLowerCase(), head.stored[name]!);
-  headers.push('content-length', String(typeof bytes === 'string' ? Buffer.byteLength(bytes) : bytes.length));
+  headers.push('content-length', String(bytes.length));
   const origin = request.header('origin');
   const cors = origin !== null ? options.cors?.(origin) : false;
   if (cors) headers.push(...corsHeaders(cors));
