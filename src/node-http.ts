@@ -78,7 +78,7 @@ function withFastPath(handler: NodeHandler, fastPath: FastPath): NodeHandler {
       answered = false;
     }
     if (answered === true) return;
-    if (answered === false) return handler(req, res);
+    if (answered === false) return fallBack(req, res);
     return answered.then(
       (done) => (done ? undefined : fallBack(req, res)),
       () => fallBack(req, res),

@@ -7,7 +7,6 @@ import { requestIdFrom } from '../request-id.js';
 import { wireFormsOf } from '../response-cache/held.js';
 import { readHitRequest, type HitRequest } from './hit-request.js';
 import type { ResponseCacheReader } from '../response-cache/plugin.js';
-import type { CachePolicy } from '../response-cache/policy.js';
 import { heldFreshness, resultBody } from '../response-cache/store.js';
 
 /** The CORS options the gateway answers an origin with (app.ts), or false for an origin it does not list. */
@@ -42,8 +41,9 @@ export type HitPath = (req: IncomingMessage, res: ServerResponse, body: unknown)
  * in one write. A hit through the pipeline (whatwg-node's Request and Headers, envelop, about twenty
  * plugins' hooks, the result processing and the wire encoding's hook) costs several times the socket's
  * own work (bench/PHASES.md, "cached hit"). Whatever it cannot answer identically falls through to the
- * pipeline, untouched: a stale entry (its refresh), a compressed form not made yet, a caller to verify
- * or refuse, and every request `readHitRequest` leaves out.
+ * pipeline, untouched: an entry past its grace, a compressed form not made yet, a caller to verify or
+ * refuse, and every request `readHitRequest` leaves out. A stale entry within its grace is answered
+ * and its refresh started, as the plugin does.
  */
 export function createHitPath(options: HitPathOptions): HitPath {
   const { reader } = options;
@@ -56,16 +56,18 @@ export function createHitPath(options: HitPathOptions): HitPath {
     // An answer younger than any entry may be: the pipeline executes it.
     if (maxAgeMs !== null && maxAgeMs < cached.policy.ttlMs) return false;
     const found = reader.store.get(cached.key);
-    const answer = (held: ExecutionResult | undefined) => (held ? answerHit(options, request, cached.policy, held, req, res) : false);
+    const answer = (held: ExecutionResult | undefined) => (held ? answerHit(options, request, cached, held, req, res) : false);
     return found instanceof Promise ? found.then(answer, () => false) : answer(found);
   };
 }
 
-function answerHit(options: HitPathOptions, request: HitRequest, policy: CachePolicy, held: ExecutionResult, req: IncomingMessage, res: ServerResponse): boolean | Promise<boolean> {
+function answerHit(options: HitPathOptions, request: HitRequest, { key, policy }: Cached, held: ExecutionResult, req: IncomingMessage, res: ServerResponse): boolean | Promise<boolean> {
   const freshness = heldFreshness(held);
   const ageMs = freshness ? Math.max(0, Date.now() - freshness.storedAt) : 0;
-  // Stale within its grace: the pipeline answers it and starts its refresh.
-  if (freshness && ageMs > freshness.ttlMs) return false;
+  const stale = freshness !== undefined && ageMs > freshness.ttlMs;
+  // Past its grace, or older than the client allows: a miss, which the pipeline executes.
+  const maxAgeMs = request.cacheControl.maxAgeMs;
+  if (stale && (ageMs > freshness.ttlMs + options.reader.graceMs(policy) || (maxAgeMs !== null && ageMs > maxAgeMs))) return false;
   const text = resultBody(held);
   const forms = wireFormsOf(held);
   forms.etag ??= strongTag(text);
@@ -90,6 +92,7 @@ function answerHit(options: HitPathOptions, request: HitRequest, policy: CachePo
   const respond = (bytes: Buffer): boolean | Promise<boolean> => {
     const write = () => {
       options.reader.countHit();
+      if (stale) refresh(options.reader, key, request, req);
       if (request.method === 'GET' && matches(request.header('if-none-match'), head.etag)) writeNotModified(res, head);
       else writeAnswer(res, head, request, encoded, bytes, options);
       return true;
@@ -97,6 +100,24 @@ function answerHit(options: HitPathOptions, request: HitRequest, policy: CachePo
     return options.countOperation ? options.countOperation(request.credentials, req, requestId).then((counted) => counted && write()) : write();
   };
   return pending ? pending.then(respond, () => false) : respond(identity);
+}
+
+type Cached = NonNullable<ReturnType<ResponseCacheReader['keyOf']>>;
+
+/**
+ * Refreshes a stale entry answered here as the plugin does (refresh.ts), from the request's headers
+ * and parameters: the refresh request is made only for these, one per key at a time.
+ */
+function refresh(reader: ResponseCacheReader, key: string, request: HitRequest, req: IncomingMessage): void {
+  try {
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+    const params = { query: request.query, operationName: request.operationName, variables: request.variables };
+    // The refresh runs in process (yoga.fetch): its URL names the endpoint only.
+    reader.refresh({ key, request: new Request('http://localhost/graphql', { headers }), params, serverContext: { req } });
+  } catch {
+    // Not refreshed: the entry ends with its grace period, and a request then executes.
+  }
 }
 
 /** What every answer of one hit carries. */

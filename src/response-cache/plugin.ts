@@ -9,7 +9,7 @@ import { PUBLIC_OWNER, type ResponseCacheStore } from './store.js';
 import type { CachePolicy } from './policy.js';
 import { createDocumentPolicies } from './documents.js';
 import { createResultWriter, served } from './held.js';
-import { createRefresher, type RunRefresh } from './refresh.js';
+import { createRefresher, type RefreshOf, type RunRefresh } from './refresh.js';
 
 export interface ResponseCacheOptions {
   /** Where results are kept (in process, or Redis across replicas). */
@@ -56,6 +56,10 @@ export interface ResponseCacheReader {
   /** The key and policy of a request's parameters for this caller, or null when the cache would not serve it. */
   keyOf(query: string, operationName: string | null | undefined, variables: unknown, caller: SubscriberCredentials | null): { key: string; policy: CachePolicy } | null;
   store: ResponseCacheStore;
+  /** How long past its TTL an entry of this policy is answered stale while it is refreshed (0: never). */
+  graceMs(policy: CachePolicy): number;
+  /** Starts the refresh of a stale entry answered without the plugin (one per key at a time). */
+  refresh(of: RefreshOf): void;
   /** Counts a hit answered without the plugin (`gateway_response_cache_requests_total{outcome="hit"}`). */
   countHit(): void;
 }
@@ -105,7 +109,7 @@ export function createGatewayResponseCache(options: ResponseCacheOptions): { plu
     const owner = policy.scope === 'PRIVATE' ? subscriberKey(caller!) : PUBLIC_OWNER;
     return { key: documents.keyOf(owner, document, query, operationName, variables), policy };
   };
-  const reader: ResponseCacheReader = { keyOf, store, countHit: () => outcomes?.inc({ outcome: 'hit' }) };
+  const reader: ResponseCacheReader = { keyOf, store, graceMs: grace, refresh: (of) => refresher?.start(of), countHit: () => outcomes?.inc({ outcome: 'hit' }) };
 
   const plugin: Plugin<Context> = {
     onSchemaChange({ schema }: { schema: GraphQLSchema }) {

@@ -202,3 +202,36 @@ describe('the rate limit on the fast path', () => {
     }
   });
 });
+
+describe('a stale entry on the fast path', () => {
+  const TTL_MS = 300;
+  const stale: TestGateway = useTestGateway({
+    config: { responseCache: true, responseCacheGraceMs: 60_000, responseCacheTtlMs: { markets: TTL_MS, prices: TTL_MS, metadata: TTL_MS, private: TTL_MS } },
+  });
+
+  it('is answered within its grace with max-age=0, and refreshed once', async () => {
+    const hits = stale.app.hits!;
+    let answered = 0;
+    const server = createHttpServer(stale.app.yoga, SERVER_TIMEOUTS, (req, res, body) => {
+      const done = hits(req, res, body);
+      return done instanceof Promise ? done.then((d) => ((answered += d ? 1 : 0), d)) : ((answered += done ? 1 : 0), done);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const executions = async () => Number(/^gateway_executions_total\{shared="false"\} (\d+)/m.exec(await stale.services.registry.metrics())?.[1] ?? 0);
+    try {
+      await send(portOf(server), { query: SMALL });
+      const before = await executions();
+      await new Promise((resolve) => setTimeout(resolve, TTL_MS + 100));
+      const answers = [];
+      for (let i = 0; i < 3; i++) answers.push(parts(await send(portOf(server), { query: SMALL }), false));
+      expect(answered).toBe(3);
+      expect(answers[0]!.head).toMatch(/\r\ncache-control: public, max-age=\*\r\n/);
+      expect(answers[0]!.maxAge).toBe(0);
+      // One refresh, however many stale answers were given meanwhile.
+      await expect.poll(executions).toBe(before + 1);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
