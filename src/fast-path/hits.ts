@@ -106,15 +106,17 @@ type Cached = NonNullable<ReturnType<ResponseCacheReader['keyOf']>>;
 
 /**
  * Refreshes a stale entry answered here as the plugin does (refresh.ts), from the request's headers
- * and parameters: the refresh request is made only for these, one per key at a time.
+ * and parameters; the refresh request is made only when no refresh of the key is running.
  */
 function refresh(reader: ResponseCacheReader, key: string, request: HitRequest, req: IncomingMessage): void {
   try {
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-    const params = { query: request.query, operationName: request.operationName, variables: request.variables };
-    // The refresh runs in process (yoga.fetch): its URL names the endpoint only.
-    reader.refresh({ key, request: new Request('http://localhost/graphql', { headers }), params, serverContext: { req } });
+    reader.refresh(key, () => {
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+      const params = { query: request.query, operationName: request.operationName, variables: request.variables };
+      // The refresh runs in process (yoga.fetch): its URL names the endpoint only.
+      return { request: new Request('http://localhost/graphql', { headers }), params, serverContext: { req } };
+    });
   } catch {
     // Not refreshed: the entry ends with its grace period, and a request then executes.
   }

@@ -58,8 +58,8 @@ export interface ResponseCacheReader {
   store: ResponseCacheStore;
   /** How long past its TTL an entry of this policy is answered stale while it is refreshed (0: never). */
   graceMs(policy: CachePolicy): number;
-  /** Starts the refresh of a stale entry answered without the plugin (one per key at a time). */
-  refresh(of: RefreshOf): void;
+  /** Starts the refresh of a stale entry answered without the plugin, unless one of `key` is running (made only then). */
+  refresh(key: string, make: () => Omit<RefreshOf, 'key'>): void;
   /** Counts a hit answered without the plugin (`gateway_response_cache_requests_total{outcome="hit"}`). */
   countHit(): void;
 }
@@ -109,7 +109,7 @@ export function createGatewayResponseCache(options: ResponseCacheOptions): { plu
     const owner = policy.scope === 'PRIVATE' ? subscriberKey(caller!) : PUBLIC_OWNER;
     return { key: documents.keyOf(owner, document, query, operationName, variables), policy };
   };
-  const reader: ResponseCacheReader = { keyOf, store, graceMs: grace, refresh: (of) => refresher?.start(of), countHit: () => outcomes?.inc({ outcome: 'hit' }) };
+  const reader: ResponseCacheReader = { keyOf, store, graceMs: grace, refresh: (key, make) => (refresher && !refresher.running(key) ? refresher.start({ key, ...make() }) : undefined), countHit: () => outcomes?.inc({ outcome: 'hit' }) };
 
   const plugin: Plugin<Context> = {
     onSchemaChange({ schema }: { schema: GraphQLSchema }) {
