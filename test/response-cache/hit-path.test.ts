@@ -27,20 +27,24 @@ interface Sent {
   headers?: Record<string, string>;
 }
 
-/** One request on its own connection (kept open until the server closes it: `Connection: close`); the answer's raw bytes. */
+/** One GraphQL request on its own connection; the answer's raw bytes. */
 async function send(port: number, { method = 'POST', query, variables, operationName, headers = {} }: Sent): Promise<Buffer> {
+  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  if (method === 'GET') {
+    const search = new URLSearchParams({ query, ...(variables ? { variables: JSON.stringify(variables) } : {}), ...(operationName ? { operationName } : {}) });
+    return sendRaw(port, `GET /graphql?${search.toString()} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${lines}\r\n`);
+  }
+  const body = JSON.stringify({ query, variables, operationName });
+  return sendRaw(port, `POST /graphql HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${lines}\r\n${body}`);
+}
+
+/** A raw request on its own connection (kept open until the server closes it: `Connection: close`); the answer's raw bytes. */
+async function sendRaw(port: number, raw: string): Promise<Buffer> {
   const socket = connect(port, '127.0.0.1');
   await once(socket, 'connect');
   const chunks: Buffer[] = [];
   socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
-  if (method === 'GET') {
-    const search = new URLSearchParams({ query, ...(variables ? { variables: JSON.stringify(variables) } : {}), ...(operationName ? { operationName } : {}) });
-    socket.write(`GET /graphql?${search.toString()} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${lines}\r\n`);
-  } else {
-    const body = JSON.stringify({ query, variables, operationName });
-    socket.write(`POST /graphql HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${lines}\r\n${body}`);
-  }
+  socket.write(raw);
   await once(socket, 'close');
   return Buffer.concat(chunks);
 }
@@ -150,13 +154,23 @@ describe('a cached hit on the fast path', () => {
     }
   });
 
-  it('leaves to the pipeline what a hit does not answer: no-cache, max-age=0, no-store, the ledger', async () => {
+  it('leaves to the pipeline what a hit does not answer: no-cache, max-age=0, no-store, the ledger, APQ, documentId', async () => {
     await send(portOf(plain), { query: SMALL });
     const etag = /\r\netag: ([^\r]+)/.exec(parts(await send(portOf(plain), { query: SMALL }), false).head)![1]!;
     const bypassing: Record<string, string>[] = [{ 'cache-control': 'no-cache', 'if-none-match': etag }, { 'cache-control': 'max-age=0' }, { 'cache-control': 'no-store' }, { 'x-gateway-debug': '1' }];
     for (const headers of bypassing) {
       const answers = await both({ method: 'GET', query: SMALL, headers });
       expect(answers.fast).toBe(false);
+    }
+    // Persisted documents and APQ are looked up by the pipeline's plugins: the same answer either way.
+    for (const sent of [{ query: SMALL, extensions: { persistedQuery: { version: 1, sha256Hash: 'f'.repeat(64) } } }, { query: SMALL, documentId: 'abc' }]) {
+      const body = JSON.stringify(sent);
+      const raw = `POST /graphql HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+      const before = answeredFast;
+      const [viaPipeline, viaFast] = [parts(await sendRaw(portOf(plain), raw), false), parts(await sendRaw(portOf(fast), raw), false)];
+      expect(answeredFast).toBe(before);
+      expect(viaFast.head).toBe(viaPipeline.head);
+      expect(viaFast.body.equals(viaPipeline.body)).toBe(true);
     }
     // fetch()'s revalidation executes and still gets its 304.
     const revalidated = parts(await send(portOf(fast), { method: 'GET', query: SMALL, headers: { 'cache-control': 'no-cache', 'if-none-match': etag } }), false);
