@@ -7,14 +7,15 @@ import type { Config } from './config.js';
 import type { RequestContext, ServerContext } from './context.js';
 import { maskError, useNoRequestEcho } from './errors.js';
 import { useGraphQLStreamPath } from './events/stream-path.js';
-import { useRateLimit } from './plugins/rate-limit.js';
+import { createRateLimit } from './plugins/rate-limit.js';
 import { createStreamCaps, type StreamCaps } from './plugins/stream-caps.js';
 import { useEventsWebhook } from './plugins/events-webhook.js';
 import { boundedParseCache, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_NESTING, nestsDeeperThan, useDocumentLimits } from './plugins/document-limits.js';
 import { useJitExecution } from './plugins/jit.js';
 import { DEFAULT_MAX_QUERY_CALLS, useQueryCost } from './plugins/query-cost.js';
 import { useCollapseInflight } from './plugins/collapse-inflight.js';
-import { useGatewayResponseCache } from './response-cache/plugin.js';
+import { createGatewayResponseCache, type ResponseCacheReader } from './response-cache/plugin.js';
+import { createHitPath, type CorsOptions, type HitPath } from './fast-path/hits.js';
 import type { Phase } from './plugins/readiness.js';
 import { yogaLogging } from './plugins/error-log.js';
 import { useExecutionResults } from './plugins/execution-results.js';
@@ -56,6 +57,8 @@ export interface App {
   setPhase(phase: Phase): void;
   /** Open subscriptions and their caps (the WebSocket server caps its connections by the same number). */
   streams: StreamCaps;
+  /** Cached hits answered at the HTTP listener (fast-path/hits.ts); none with the cache or tracing off. */
+  hits?: HitPath;
 }
 
 /** Builds the gateway. Starts nothing and listens nowhere: `lifecycle.ts` does that. */
@@ -74,19 +77,22 @@ export function createApp(options: AppOptions): App {
   const validated = validatedDocuments();
   const holdings: Holdings = { holdsAsset: (id) => services.assetCache.holds(id, 'price') };
   const streams = createStreamCaps({ perClient: config.maxStreamsPerClient, perProcess: config.maxStreams, registry: services.registry });
+  // Browsers on the listed origins only (CORS_ORIGINS), credentials included; any other origin gets no
+  // CORS headers, so its pages cannot read an answer. Yoga's default would reflect every origin.
+  const corsFor = (origin: string): CorsOptions | false =>
+    config.corsOrigins.includes(origin) ? { origin, credentials: true, exposedHeaders: ['ETag', 'Retry-After', 'X-Request-Id'], maxAge: 600 } : false;
+  const rateLimit = createRateLimit({ perMinute: config.rateLimitPerMinute, redis: services.redis, logger: services.logger, services, registry: services.registry });
+  const cache = config.responseCache ? responseCache(options, (request, serverContext) => yoga.fetch(request, serverContext)) : null;
   const yoga: YogaServerInstance<ServerContext, RequestContext> = createYoga<ServerContext, RequestContext>({
     schema,
     // The per-request root; the plugins before it hand it the caller and the deadline in the server context.
     context: (initial) => createRequestContext(initial, services),
     graphqlEndpoint: '/graphql',
     healthCheckEndpoint: '/health',
-    // Browsers on the listed origins only (CORS_ORIGINS), credentials included; any other origin gets no
-    // CORS headers, so its pages cannot read an answer. Yoga's default would reflect every origin.
     cors: config.corsOrigins.length
       ? (request) => {
           const origin = request.headers.get('origin');
-          if (!origin || !config.corsOrigins.includes(origin)) return false;
-          return { origin, credentials: true, exposedHeaders: ['ETag', 'Retry-After', 'X-Request-Id'], maxAge: 600 };
+          return origin ? corsFor(origin) : false;
         }
       : false,
     landingPage: false,
@@ -144,13 +150,13 @@ export function createApp(options: AppOptions): App {
       useQueryCost({ maxCost: config.maxQueryCost, maxCalls: DEFAULT_MAX_QUERY_CALLS, countCalls: (args, maxNodes) => operationCalls(args, holdings, maxNodes) }),
       // After every refusal before execution: a document registered by APQ is kept only once it passed them.
       trustedDocuments.register,
-      useRateLimit({ perMinute: config.rateLimitPerMinute, redis: services.redis, logger: services.logger, services, registry: services.registry }),
+      rateLimit.plugin,
       // After every refusal: a subscription refused for another reason holds no stream.
       streams.plugin,
       // Concurrent misses of one cache key (and identical queries with the cache off) run once.
       useCollapseInflight({ registry: services.registry, ownAnswer: getsOwnAnswer }),
       // A stale answer's refresh: the same operation, run again through the whole gateway in the background.
-      ...(config.responseCache ? [responseCache(options, (request, serverContext) => yoga.fetch(request, serverContext))] : []),
+      ...(cache ? [cache.plugin] : []),
       ...(options.plugins ?? []),
       // After every plugin that validates or changes the validation's errors: keeps what they made.
       validated.record,
@@ -161,19 +167,26 @@ export function createApp(options: AppOptions): App {
     ],
   });
 
+  // With tracing on every request takes the pipeline, which traces it.
+  const hits = cache && !config.tracing ? hitPath(cache.reader, config, corsFor, rateLimit.countCachedAnswer) : undefined;
   return {
     yoga,
     setDraining: (draining) => (phase = draining ? 'draining' : 'ready'),
     setPhase: (next) => (phase = next),
     streams,
+    ...(hits ? { hits } : {}),
   };
 }
 
+function hitPath(reader: ResponseCacheReader, config: Readonly<Config>, cors: (origin: string) => CorsOptions | false, countOperation: Parameters<typeof createHitPath>[0]['countOperation']): HitPath {
+  return createHitPath({ reader, debugLedger: config.debugLedger, ...(config.corsOrigins.length ? { cors } : {}), ...(countOperation ? { countOperation } : {}) });
+}
+
 /** The response cache, over a store in Redis when the replicas share one, else in process, bounded by bytes. */
-function responseCache({ config, services }: AppOptions, refresh: RunRefresh): Plugin<RequestContext> {
+function responseCache({ config, services }: AppOptions, refresh: RunRefresh) {
   const grace = { graceMs: config.responseCacheGraceMs, privateGraceMs: config.responseCachePrivateGraceMs };
   const { logger, redis, registry } = services;
-  return useGatewayResponseCache({
+  return createGatewayResponseCache({
     store: createResponseCacheStore({ logger, redis, maxBytes: config.responseCacheMaxBytes, ownerIndexTtlMs: config.responseCacheTtlMs.private + grace.privateGraceMs, ...grace }),
     ttlMs: config.responseCacheTtlMs,
     ...grace,

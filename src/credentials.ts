@@ -12,7 +12,7 @@ export interface Credentials {
   apiKey: string | null;
 }
 
-export function readCredentials(headers: Headers): Credentials {
+export function readCredentials(headers: Pick<Headers, 'get'>): Credentials {
   const authorization = normalizeAuthorization(headers.get('authorization'));
   const clientKey = headers.get('x-service-client-key')?.trim() || null;
   const apiKey = headers.get('x-service-api-key')?.trim() || null;

@@ -31,10 +31,18 @@ export const SERVER_TIMEOUTS: Readonly<ServerTimeouts> = Object.freeze({
 /** A request handler that may answer asynchronously (Yoga's node handler returns a promise, and handles its own errors). */
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
 
+/**
+ * Answers a request before the handler when it can (fast-path/hits.ts: a cached hit): true when it
+ * wrote the answer, false (having written nothing) to hand the request to the handler. `body` is the
+ * small POST body read whole (parsed when JSON), or undefined.
+ */
+export type FastPath = (req: IncomingMessage, res: ServerResponse, body: unknown) => boolean | Promise<boolean>;
+
 /** The handler as Node's `request` listener, which returns nothing: its promise, if any, is the handler's own business. */
-export function nodeListener(handler: NodeHandler): RequestListener {
+export function nodeListener(handler: NodeHandler, fastPath?: FastPath): RequestListener {
+  const handle = fastPath ? withFastPath(handler, fastPath) : handler;
   return (req, res) => {
-    if (!smallPost(req)) return void handler(req, res);
+    if (!smallPost(req)) return void handle(req, res);
     // A small JSON POST (every GraphQL request of a real client) is read here, whole, parsed, and handed
     // over as `req.body`: Yoga's server adapter (whatwg-node) then answers `request.json()` with it, and
     // the request has no body stream for Yoga's size limit to pipe through a TransformStream (a stream
@@ -51,13 +59,32 @@ export function nodeListener(handler: NodeHandler): RequestListener {
     req.once('end', () => {
       const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
       (req as IncomingMessage & { body?: unknown }).body = /\bjson\b/i.test(req.headers['content-type'] ?? '') ? (parsedObject(bytes) ?? bytes) : bytes;
-      void handler(req, res);
+      void handle(req, res);
     });
     req.once('error', () => res.destroy());
   };
 }
 
 const GRAPHQL_PATH = '/graphql';
+
+/** The handler behind the fast path: a request the fast path does not answer (or fails on) goes to the handler as it came. */
+function withFastPath(handler: NodeHandler, fastPath: FastPath): NodeHandler {
+  const fallBack = (req: IncomingMessage, res: ServerResponse) => (res.headersSent ? undefined : handler(req, res));
+  return (req, res) => {
+    let answered: boolean | Promise<boolean>;
+    try {
+      answered = fastPath(req, res, (req as IncomingMessage & { body?: unknown }).body);
+    } catch {
+      answered = false;
+    }
+    if (answered === true) return;
+    if (answered === false) return fallBack(req, res);
+    return answered.then(
+      (done) => (done ? undefined : fallBack(req, res)),
+      () => fallBack(req, res),
+    );
+  };
+}
 
 /** The JSON object (or array) a body holds, or null: whatwg-node uses a parsed body only when it has keys. */
 function parsedObject(bytes: Buffer): object | null {
@@ -79,8 +106,8 @@ function smallPost(req: IncomingMessage): boolean {
   return length > 0 && length <= SMALL_BODY_BYTES;
 }
 
-/** `http.createServer` with the gateway's timeouts. Responses are not limited: event streams stay open. */
-export function createHttpServer(handler: NodeHandler, timeouts: Readonly<ServerTimeouts> = SERVER_TIMEOUTS): Server {
+/** `http.createServer` with the gateway's timeouts (and the fast path, when given). Responses are not limited: event streams stay open. */
+export function createHttpServer(handler: NodeHandler, timeouts: Readonly<ServerTimeouts> = SERVER_TIMEOUTS, fastPath?: FastPath): Server {
   const server = createServer(
     {
       requestTimeout: timeouts.requestTimeoutMs,
@@ -88,7 +115,7 @@ export function createHttpServer(handler: NodeHandler, timeouts: Readonly<Server
       keepAliveTimeout: timeouts.keepAliveTimeoutMs,
       connectionsCheckingInterval: timeouts.checkIntervalMs,
     },
-    nodeListener(handler),
+    nodeListener(handler, fastPath),
   );
   server.on('clientError', answerClientError);
   return server;

@@ -51,7 +51,23 @@ const ANONYMOUS: Credentials = { subscriber: null, apiKey: null };
  * limiter) rather than refusing everyone or limiting no one.
  */
 export function useRateLimit(options: RateLimitOptions): Plugin<Context> {
-  if (options.perMinute <= 0) return {};
+  return createRateLimit(options).plugin;
+}
+
+/** The limit's plugin, and how an answer given before Yoga runs (fast-path/hits.ts) is counted; none when the limit is off. */
+export interface RateLimit {
+  plugin: Plugin<Context>;
+  /**
+   * Counts a cached answer as one operation of its caller, as `onResultProcess` does: true when counted
+   * and allowed. False when the pipeline must answer instead: credentials not verified yet (the pipeline
+   * verifies them first), or a refusal (the pipeline counts it again, which moves nothing past the limit,
+   * and answers the 429).
+   */
+  countCachedAnswer?: (credentials: Credentials, req: IncomingMessage, requestId: string) => Promise<boolean>;
+}
+
+export function createRateLimit(options: RateLimitOptions): RateLimit {
+  if (options.perMinute <= 0) return { plugin: {} };
   const { logger } = options;
   const memory = new RateLimiterMemory({ points: options.perMinute, duration: WINDOW_SECONDS });
   const limiter: RateLimiterAbstract = options.redis
@@ -98,7 +114,19 @@ export function useRateLimit(options: RateLimitOptions): Plugin<Context> {
     }
   }
 
-  return {
+  const countCachedAnswer = async (credentials: Credentials, req: IncomingMessage, requestId: string): Promise<boolean> => {
+    if (verifier && credentials.subscriber && !options.services.verifiedCallers.identity(subscriberKey(credentials.subscriber))) return false;
+    try {
+      await limiter.consume(callerKey({ credentials, services: options.services, req }));
+      return true;
+    } catch (rejection) {
+      if (rejection instanceof RateLimiterRes) return false;
+      logger.warn({ err: rejection, requestId }, 'rate limit: could not count an operation');
+      return true;
+    }
+  };
+
+  const plugin: Plugin<Context> = {
     async onExecute({ args, context, setResultAndStopExecution }) {
       // A stale answer's background refresh was counted as the answer it refreshes.
       if (context.cacheRefresh) return;
@@ -122,6 +150,7 @@ export function useRateLimit(options: RateLimitOptions): Plugin<Context> {
       if (refused) payload.setResult(refused);
     },
   };
+  return { plugin, countCachedAnswer };
 }
 
 /** What names a caller: its credentials, and the node request of an HTTP or WebSocket operation (its address). */
@@ -140,7 +169,7 @@ type Caller = Pick<Context, 'credentials' | 'request'> & {
  * - anything else, forged and unverified credentials included: the client's address as the trusted
  *   proxies report it, an IPv6 address by its /64. Changing hats never buys a fresh budget.
  */
-export function callerKey(context: Caller, operation?: OperationDefinitionNode): string {
+export function callerKey(context: Omit<Caller, 'request'>, operation?: OperationDefinitionNode): string {
   const { subscriber, apiKey } = context.credentials;
   const verified = context.services.verifiedCallers;
   if (apiKey && operation && isSend(operation)) {

@@ -12,6 +12,8 @@ const POLICY_CACHE_BYTES = 4 * 1024 * 1024;
 export interface KnownDocument {
   policy: CachePolicy | null;
   documentHash?: string;
+  /** The key's hash for this document without an operation name or variables (a screen's usual request), made once. */
+  plainHash?: string;
 }
 
 export interface DocumentPoliciesOptions {
@@ -65,7 +67,9 @@ export function createDocumentPolicies(options: DocumentPoliciesOptions) {
     /** `<owner>.<hash>`: the document's hash (kept beside its policy), the operation name and the variables. */
     keyOf(owner: string, document: KnownDocument, query: string, operationName: string | null | undefined, variables: unknown): string {
       const documentHash = (document.documentHash ??= sha256(query, 'hex'));
-      return `${owner}.${sha256(`${documentHash}|${operationName ?? ''}|${JSON.stringify(variables ?? {})}`, 'hex')}`;
+      const json = JSON.stringify(variables ?? {});
+      const of = () => sha256(`${documentHash}|${operationName ?? ''}|${json}`, 'hex');
+      return `${owner}.${!operationName && json === '{}' ? (document.plainHash ??= of()) : of()}`;
     },
   };
 }

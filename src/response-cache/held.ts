@@ -54,7 +54,7 @@ export function createResultWriter(store: ResponseCacheStore) {
 }
 
 /** The wire forms held beside one stored result (not enumerable: never stored in Redis, never serialized). */
-function wireFormsOf(result: ExecutionResult): WireForms {
+export function wireFormsOf(result: ExecutionResult): WireForms {
   const held = result as ExecutionResult & { [WIRE_FORMS]?: WireForms };
   if (!held[WIRE_FORMS]) Object.defineProperty(held, WIRE_FORMS, { value: {}, enumerable: false, configurable: true });
   return held[WIRE_FORMS]!;

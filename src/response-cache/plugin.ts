@@ -4,11 +4,12 @@ import { Counter, type Registry } from 'prom-client';
 import type { ResponseCacheTtls } from '../config.js';
 import type { Context, ServerContext } from '../context.js';
 import { subscriberKey } from '../credentials.js';
+import type { SubscriberCredentials } from '../upstream/index.js';
 import { PUBLIC_OWNER, type ResponseCacheStore } from './store.js';
 import type { CachePolicy } from './policy.js';
 import { createDocumentPolicies } from './documents.js';
 import { createResultWriter, served } from './held.js';
-import { createRefresher, type RunRefresh } from './refresh.js';
+import { createRefresher, type RefreshOf, type RunRefresh } from './refresh.js';
 
 export interface ResponseCacheOptions {
   /** Where results are kept (in process, or Redis across replicas). */
@@ -50,6 +51,24 @@ interface RequestState {
   serverContext: ServerContext;
 }
 
+/** What the fast path for hits (fast-path/hits.ts) reads of the cache the plugin keeps: the same policies, keys, store and counter. */
+export interface ResponseCacheReader {
+  /** The key and policy of a request's parameters for this caller, or null when the cache would not serve it. */
+  keyOf(query: string, operationName: string | null | undefined, variables: unknown, caller: SubscriberCredentials | null): { key: string; policy: CachePolicy } | null;
+  store: ResponseCacheStore;
+  /** How long past its TTL an entry of this policy is answered stale while it is refreshed (0: never). */
+  graceMs(policy: CachePolicy): number;
+  /** Starts the refresh of a stale entry answered without the plugin, unless one of `key` is running (made only then). */
+  refresh(key: string, make: () => Omit<RefreshOf, 'key'>): void;
+  /** Counts a hit answered without the plugin (`gateway_response_cache_requests_total{outcome="hit"}`). */
+  countHit(): void;
+}
+
+/** The plugin; `useGatewayResponseCache` when the fast path is not wanted. */
+export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<Context> {
+  return createGatewayResponseCache(options).plugin;
+}
+
 /**
  * A whole-result cache for queries: looked up as soon as the request's document is known (`onParams`:
  * a hit is neither parsed nor validated), stored when an execution ends without errors. Whether a
@@ -63,9 +82,10 @@ interface RequestState {
  * (what `fetch()` sends with `If-None-Match`), or a `max-age` shorter than the document's TTL, is
  * answered by an execution (never from an entry older than it allows) that is stored and keeps the
  * answer's own policy, so its validator can still be matched; `no-store` or the upstream ledger bypass
- * the cache. Documents selecting `freshness` are never cached (`live` in the policy).
+ * the cache. Documents selecting `freshness` are never cached (`live` in the policy). The `reader`
+ * hands the same policies, keys and store to the fast path for hits at the HTTP listener (fast-path/hits.ts).
  */
-export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<Context> {
+export function createGatewayResponseCache(options: ResponseCacheOptions): { plugin: Plugin<Context>; reader: ResponseCacheReader } {
   const { store, ttlMs } = options;
   const states = new WeakMap<Request, RequestState>();
   const documents = createDocumentPolicies({ ttlMs, maxDocuments: options.maxDocuments ?? 1000, admissible: options.admissible ?? (() => true) });
@@ -81,25 +101,31 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
       })
     : null;
 
-  return {
+  const keyOf = (query: string, operationName: string | null | undefined, variables: unknown, caller: SubscriberCredentials | null) => {
+    const document = documents.policyOf(query);
+    const policy = document?.policy;
+    // Without a caller, a private answer is not cached rather than keyed as public.
+    if (!document || !policy || (policy.scope === 'PRIVATE' && !caller)) return null;
+    const owner = policy.scope === 'PRIVATE' ? subscriberKey(caller!) : PUBLIC_OWNER;
+    return { key: documents.keyOf(owner, document, query, operationName, variables), policy };
+  };
+  const reader: ResponseCacheReader = { keyOf, store, graceMs: grace, refresh: (key, make) => (refresher && !refresher.running(key) ? refresher.start({ key, ...make() }) : undefined), countHit: () => outcomes?.inc({ outcome: 'hit' }) };
+
+  const plugin: Plugin<Context> = {
     onSchemaChange({ schema }: { schema: GraphQLSchema }) {
       documents.useSchema(schema);
     },
     onParams({ params, request, context, setResult }) {
       const serverContext = context as ServerContext;
-      const query = params.query;
       const cacheControl = serverContext.cacheControl;
       const bypass = (cacheControl?.noStore ?? false) || (options.ownAnswer?.(serverContext) ?? false);
-      const document = query && !bypass ? documents.policyOf(query) : null;
-      let policy = document?.policy ?? null;
-      // The caller `useCredentials` read once for this request; without one, a private answer is not cached rather than keyed as public.
-      const caller = serverContext.credentials?.subscriber;
-      if (policy?.scope === 'PRIVATE' && !caller) policy = null;
-      const owner = policy?.scope === 'PRIVATE' ? subscriberKey(caller!) : PUBLIC_OWNER;
-      const state: RequestState = { policy, serverContext };
+      // The caller `useCredentials` read once for this request.
+      const cached = params.query && !bypass ? keyOf(params.query, params.operationName, params.variables, serverContext.credentials?.subscriber ?? null) : null;
+      const state: RequestState = { policy: cached?.policy ?? null, serverContext };
       states.set(request, state);
-      if (!policy || !query || !document) return;
-      state.key = documents.keyOf(owner, document, query, params.operationName, params.variables);
+      if (!cached) return;
+      const { policy } = cached;
+      state.key = cached.key;
       if (grace(policy) > 0) state.params = params as unknown as Record<string, unknown>;
       // A refresh executes and stores; so does a request that asks for an answer younger than any entry may be.
       const maxAgeMs = cacheControl?.noCache ? 0 : (cacheControl?.maxAgeMs ?? null);
@@ -154,4 +180,5 @@ export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<C
       if (state.stale && state.params && state.key) refresher?.start({ key: state.key, request, params: state.params, serverContext: state.serverContext });
     },
   };
+  return { plugin, reader };
 }

@@ -30,6 +30,11 @@ export function createRefresher(run: RunRefresh) {
       refreshing.delete(key);
     },
 
+    /** Whether a refresh of `key` is running (a later stale answer starts none). */
+    running(key: string): boolean {
+      return refreshing.has(key);
+    },
+
     start({ key, request, params, serverContext }: RefreshOf): void {
       if (refreshing.has(key)) return;
       refreshing.add(key);
