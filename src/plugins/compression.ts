@@ -68,8 +68,8 @@ export const INLINE_MAX_BYTES = 256 * 1024;
  * Whether `body` is compressed on the event loop: brotli 0 (a large one-off answer) up to
  * INLINE_MAX_BYTES, about a tenth of the 180 KB page's execution. On the thread pool the answer outlives
  * the young generation's next collection while it waits its turn there, is promoted, and the old
- * generation it fills is collected whole: under the br flood, seven mark-compacts in ten seconds against
- * identity's none, three once inline, each a longer stall of the loop than one execution (`--trace-gc`).
+ * generation it fills is collected whole: under the br flood, `--trace-gc` showed mark-compacts where
+ * identity's flood had none, fewer once inline, each a longer stall of the loop than one execution.
  * Gzip 1 costs three times brotli 0 and stays on the pool, as do the efforts of small and cached answers.
  */
 export function inline(size: number, effort: CompressionEffort): boolean {
@@ -97,9 +97,8 @@ const MAX_SCRATCH_BYTES = 1024 * 1024;
 
 /**
  * Counts compressions in progress; `tryStart` refuses one past the cap. Each slot keeps the buffer it
- * wrote its last answer's UTF-8 bytes into, for the next: a fresh buffer per answer is memory outside
- * V8's heap that V8 answers with full collections (under the br flood, twice as many mark-compacts as
- * identity's, each a longer stall of the event loop than any execution, from `--trace-gc`).
+ * wrote its last answer's UTF-8 bytes into, for the next, rather than allocating the size of every
+ * compressed answer again outside V8's heap.
  */
 export class CompressionSlots {
   #running = 0;
