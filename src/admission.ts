@@ -4,10 +4,10 @@ import type { NodeHandler } from './node-http.js';
 import { acceptedRequestId, REQUEST_ID_HEADER } from './request-id.js';
 
 /**
- * How much GraphQL work the gateway starts at once, in front of Yoga (issue 33 item 8: 50 clients
- * flooding an uncached 100-market page kept `/health` waiting 260–290 ms at p99, compressed or not,
- * because each request runs its whole execution and serialization in one stretch of the event loop, and
- * one turn of the loop started every request that had arrived during the last).
+ * How much GraphQL work the gateway starts at once, in front of Yoga: under a flood of uncached pages
+ * `/health` waited hundreds of ms (scripts/compression-flood.ts; README "On the wire"), because each
+ * request runs its whole execution and serialization in one stretch of the event loop, and one turn of
+ * the loop started every request that had arrived during the last.
  *
  * - **Per turn**: requests wait in a queue, first come first served, and start `perTurn` a turn of the
  *   event loop (`setImmediate`), never in the listener that read them: a turn holds at most `perTurn`

@@ -42,8 +42,7 @@ interface Series {
 /**
  * A Prometheus histogram observed many times a request (each upstream call): an observation finds its
  * series by one string key and adds to arrays, where prom-client's `observe` validates and hashes its
- * label object every time (about 5 µs a call, a fifth of an upstream call's own machinery in the
- * phase profile, bench/PHASES.md). Registered as a metric of its own; its exposition is prom-client's.
+ * label object every time (a fifth of an upstream call's own machinery in the phase profile, bench/PHASES.md). Registered as a metric of its own; its exposition is prom-client's.
  * `observe(value, ...labelValues)` takes the label values in `labelNames` order.
  */
 export function tallyHistogram(config: { name: string; help: string; labelNames: readonly string[]; buckets: readonly number[]; registers: readonly Registry[] }): {

@@ -98,6 +98,14 @@ describe('architecture', () => {
     expect(crossing).toEqual([]);
   });
 
+  it('keeps every Yoga plugin (an exported use… function) under plugins/, the response cache composing its own', () => {
+    const outside = all
+      .map(rel)
+      .filter((file) => !file.startsWith('plugins/') && !file.startsWith('response-cache/'))
+      .filter((file) => /export function use[A-Z]/.test(readFileSync(join(SRC, file), 'utf8')));
+    expect(outside).toEqual([]);
+  });
+
   it('has no module that exists only to break a cycle', () => {
     expect(graph.has('deps.ts')).toBe(false);
   });

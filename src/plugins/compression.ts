@@ -2,9 +2,9 @@ import { promisify } from 'node:util';
 import { brotliCompress, brotliCompressSync, constants as zlib, gzip } from 'node:zlib';
 
 /**
- * What compressing one answer may cost (issue 33, item 8: 50 clients flooding an uncached 180 KB page
- * with `Accept-Encoding: br` got 160 answers/s against 909 uncompressed, `/health` p99 892 ms and 504 MB
- * held after GC, every concurrent brotli 5 stream holding its own 4 MiB window):
+ * What compressing one answer may cost, bounded because a flood of uncached compressed answers once
+ * cost most of the throughput and held hundreds of MB after GC, each concurrent brotli stream with its
+ * own multi-megabyte window (scripts/compression-flood.ts measures it; figures in README "On the wire"):
  *
  * - **effort by reuse and size**: an answer the response cache holds is compressed once and served many
  *   times, so it takes brotli 5 / gzip 6; a one-off answer takes brotli 4 under 64 KiB (a few tenths of a

@@ -36,10 +36,10 @@ export function useEventsWebhook(options: WebhookOptions): Plugin {
   // BATCHES_AT_ONCE bodies are read, checked and parsed at once (the others wait in their sockets,
   // unread: memory stays flat), each read within BODY_READ_MS. A body is hashed and parsed in the
   // pieces it arrived in, in slices of a few milliseconds between turns of the event loop, never
-  // copied or parsed whole: JSON.parse of an 8 MiB batch held the loop for 36-40 ms of CPU, in slices
-  // 8-17 ms (test/events/webhook-stalls.test.ts). A read body keeps its place until it is parsed: when
-  // reading was bounded alone, a flood of 200 batches of 1 MB was all read, then waited in memory for
-  // its turn to be parsed. Parsed batches are published concurrently.
+  // copied or parsed whole, since one JSON.parse of an 8 MiB batch holds the loop for tens of ms
+  // (test/events/webhook-stalls.test.ts bounds the longest stretch). A read body keeps its place until
+  // it is parsed, so a flood of batches never waits in memory for its turn. Parsed batches are
+  // published concurrently.
   const intake = bulkhead(BATCHES_AT_ONCE, Number.POSITIVE_INFINITY);
   // Bodies delivered whole, by their SHA-256: an upstream retrying a batch it already delivered (its
   // answer was late) is answered without parsing it again, as every event of it is a repeat. With

@@ -12,7 +12,7 @@ import {
 import { getOperationAST, type DocumentNode, type GraphQLError } from 'graphql';
 import { handleStreamOrSingleExecutionResult, type Plugin } from 'graphql-yoga';
 import { maskError } from '../errors.js';
-import { STREAM_PATH } from '../events/stream-path.js';
+import { STREAM_PATH } from './stream-path.js';
 import { REQUEST_ID_KEY } from '../logger.js';
 import { WEBHOOK_PATH } from './events-webhook.js';
 import { requestIdOf } from './request-id.js';

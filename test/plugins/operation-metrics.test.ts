@@ -2,7 +2,7 @@ import { usePrometheus } from '@graphql-yoga/plugin-prometheus';
 import { createSchema, createYoga, type Plugin } from 'graphql-yoga';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { deprecatedFieldCounter, operationDuration, useOperationMetrics } from '../../src/operation-metrics.js';
+import { deprecatedFieldCounter, operationDuration, useOperationMetrics } from '../../src/plugins/operation-metrics.js';
 
 const schema = createSchema({
   typeDefs: 'type Query { ping: String, old: String @deprecated(reason: "use ping"), boom: String }',

@@ -7,9 +7,8 @@ import { passDeadline } from './deadline.js';
  * the operation's further calls wait their turn, in order, with its deadline and signal (a wait ended
  * by either is the caller's end, which no breaker counts). One request that fans out to hundreds of
  * calls then holds a few of the pool's connections rather than all of them, and cannot by itself push
- * the upstream into the timeouts that would open the breaker for every caller (issue 33: three admitted
- * documents of ~300 asset calls each timed the assets service out and opened its breaker; another
- * caller's asset reads then failed 21 of 28 times for 10 s).
+ * the upstream into the timeouts that would open the breaker for every caller (three admitted documents
+ * of a few hundred asset calls each were enough to do it; test/hostile/cost-work.test.ts).
  *
  * Calls of no operation (a shared store's own refreshes) pass straight through. The operation is known
  * by its call budget, one per operation (request-context.ts), kept when a call is detached (scope.ts).
