@@ -12,8 +12,10 @@
  * RSS before and after with what holds it (V8 heap, external and array buffers), and the event loop's
  * longest stalls as the gateway saw them (`monitorEventLoopDelay` p99 and max: what `/health` waits for,
  * without the prober's own scheduling); then the targets: br answers/s ≥ 0.8× identity's, `/health`
- * p99 < 100 ms, peak RSS ≤ 1.5× identity's, RSS after within 50 MB of before. Load generator, prober
- * and servers share the machine: figures from a busy machine are noisy (the load average is printed).
+ * p99 < 100 ms, peak RSS ≤ 1.5× identity's, RSS after within 50 MB of before. As in the throughput
+ * bench, the gateway is pinned to one core and the load generator, prober and simulator to the other
+ * (where `taskset` is there), so the rates compare the gateway's own work; figures from a busy machine
+ * are still noisy (the load average is printed).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -22,7 +24,8 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { request } from 'undici';
 import { startSimulatorChild } from '../bench/simulator-child.js';
-import { cpuMs, freePort, waitReady } from '../bench/throughput/processes.js';
+import { canPin, cpuMs, freePort, pin, waitReady } from '../bench/throughput/processes.js';
+import { RIG_CORE, SERVER_CORE } from '../bench/throughput/types.js';
 import { PRODUCTION_COMMAND } from '../bench/throughput/servers.js';
 
 const MiB = 1024 * 1024;
@@ -81,6 +84,9 @@ interface Flood {
 
 async function main(seconds: number, codings: string[]): Promise<void> {
   const sim = await startSimulatorChild();
+  const pinned = canPin();
+  if (pinned) [process.pid, sim.child.pid!].forEach((pid) => pin(pid, RIG_CORE));
+  console.log(pinned ? `gateway pinned to core ${SERVER_CORE}, load generator and simulator to core ${RIG_CORE}` : 'NOT pinned (no taskset or one core)');
   try {
     const query = readFileSync(new URL('../test/operations/MarketsPage.graphql', import.meta.url), 'utf8');
     const body = JSON.stringify({ query, variables: { first: 100 } });
@@ -118,6 +124,8 @@ async function flood(urls: Record<'alerts' | 'markets' | 'assets', string>, body
   const proc = { pid: child.pid!, child, stderr: () => '', stop: async () => {} };
   try {
     await waitReady(proc, `http://127.0.0.1:${port}/health`);
+    // Forked from a pinned process it starts on the rig's core: every thread of it moves to its own.
+    if (canPin()) pin(child.pid!, SERVER_CORE);
     const url = `http://127.0.0.1:${port}/graphql`;
     const headers = { 'content-type': 'application/json', accept: 'application/graphql-response+json', 'accept-encoding': coding };
     // Warm-up: the JIT and the market index, not measured.
