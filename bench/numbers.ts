@@ -127,3 +127,8 @@ export function sumCounts(all: readonly ServiceCounts[]): ServiceCounts {
     assets: 0,
   });
 }
+
+/** The middle value (the upper one of an even count): rounds of a noisy measurement are read by it. */
+export function median(values: readonly number[]): number {
+  return [...values].sort((a, b) => a - b)[values.length >> 1]!;
+}

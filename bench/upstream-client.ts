@@ -19,6 +19,7 @@
  *
  * The gateway's own machinery per call is a gateway kind less `undici dispatch`.
  */
+import { median } from './numbers.js';
 import { fork } from 'node:child_process';
 import { createServer } from 'node:http';
 import { CallBudget, OperationDeadline } from '../src/operation/index.js';
@@ -79,7 +80,6 @@ if (process.argv[2] === 'serve') {
   for (let r = 0; r < rounds; r++) {
     for (const [name, call] of Object.entries(kinds)) (results[name] ??= []).push(await run(call, calls));
   }
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   const undici = results['undici dispatch'] ? median(results['undici dispatch']) : 0;
   for (const [name, values] of Object.entries(results)) {
     const sorted = [...values].sort((a, b) => a - b);

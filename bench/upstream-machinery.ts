@@ -11,6 +11,7 @@
  *
  * bench/upstream-client.ts measures the same kinds against a real server.
  */
+import { median } from './numbers.js';
 import { createHook } from 'node:async_hooks';
 import { Dispatcher } from 'undici';
 import { CallBudget, OperationDeadline } from '../src/operation/index.js';
@@ -100,7 +101,6 @@ for (const [name, call] of Object.entries(kinds)) console.log(`${name.padEnd(12)
 console.log(`${calls} GETs per kind and round, ${concurrency} at a time (one operation's scope each ${concurrency}), node ${process.version}`);
 const results: Record<string, number[]> = {};
 for (let r = 0; r < rounds; r++) for (const [name, call] of Object.entries(kinds)) (results[name] ??= []).push(await run(call, calls));
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const floor = results.dispatch ? median(results.dispatch) : 0;
 for (const [name, values] of Object.entries(results)) {
   const own = name === 'dispatch' ? '' : `  own machinery ≈ ${(median(values) - floor).toFixed(1)}`;

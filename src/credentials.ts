@@ -46,7 +46,7 @@ export function subscriberKey(credentials: SubscriberCredentials): string {
 }
 
 /**
- * Each credentials object's key, made once: a request reads its caller once (`useCredentials`), and the
+ * Each credentials object's key, made once: a request reads its caller once (`useRequestDecisions`), and the
  * response cache, the collapse of identical work, the rate limit and the identity lookup all ask for it.
  */
 const keys = new WeakMap<SubscriberCredentials, string>();

@@ -20,14 +20,14 @@ import { CallBudget, type CallScope, OperationDeadline, UpstreamLedger } from '.
 export function createRequestContext(initial: YogaInitialContext & ServerContext, services: Services): RequestContext {
   const { request } = initial;
   const { config } = services;
-  // Read by `useCredentials` over HTTP and by ws.ts over WebSocket; read here for any other caller of Yoga.
+  // Read by `useRequestDecisions` over HTTP and by ws.ts over WebSocket; read here for any other caller of Yoga.
   const credentials = initial.credentials ?? readCredentials(request.headers);
   // Decided once per HTTP request by `useRequestDecisions`; read here for any other caller of Yoga (WebSocket).
   const freshness = freshnessBound(initial.cacheControl ?? readCacheControl(request.headers.get('cache-control')));
   const scope: CallScope = {
     signal: request.signal,
     budget: new CallBudget(config.upstreamCallBudget),
-    // Counted from the request's arrival (`useRequestDeadline`); an operation over WebSocket gets the default from now.
+    // Counted from the request's arrival (`useRequestDecisions`); an operation over WebSocket gets the default from now.
     deadline: initial.deadline ?? new OperationDeadline(config.requestTimeoutDefaultMs),
     ...((initial.ledger ?? ledgerAsked(request, config)) ? { ledger: new UpstreamLedger() } : {}),
     ...(freshness ? { freshness } : {}),

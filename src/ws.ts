@@ -114,7 +114,7 @@ export function attachGraphQLWs(
     // No Fetch request exists here; this one stands for the operation, so the plugins and the
     // resolvers read its headers and abort signal as they do over HTTP. A POST: Yoga's parse hook
     // refuses mutations on GET requests. No `onRequest` runs here: the caller is read from the
-    // credential headers now, as `useCredentials` reads it over HTTP.
+    // credential headers now, as `useRequestDecisions` reads it over HTTP.
     const headers = credentialHeaders(ctx.connectionParams);
     const request = new Request(new URL(yoga.graphqlEndpoint, 'http://localhost'), { method: 'POST', headers, signal });
     const enveloped = yoga.getEnveloped({

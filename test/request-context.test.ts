@@ -1,8 +1,7 @@
 import { createSchema, createYoga, type Plugin } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
 import type { Context, RequestContext, ServerContext } from '../src/context.js';
-import { useCredentials } from '../src/plugins/credentials.js';
-import { useRequestDeadline } from '../src/plugins/request-deadline.js';
+import { useRequestDecisions } from '../src/plugins/request-decisions.js';
 import { createRequestContext } from '../src/request-context.js';
 import { useTestGateway } from './helpers/gateway.js';
 
@@ -37,11 +36,13 @@ async function ask(plugins: Plugin[]) {
 }
 
 describe('the per-request root (request-context.ts)', () => {
-  it('gets the caller and the deadline from the plugins through the server context, whatever their order', async () => {
-    const deadline = () => useRequestDeadline({ defaultMs: 10_000, maxMs: 60_000 }) as Plugin;
-    const expected = { data: { caller: 'Bearer abc', subscribed: true, deadlineMs: 1234 } };
-    expect(await ask([useCredentials() as Plugin, deadline()])).toEqual(expected);
-    expect(await ask([deadline(), useCredentials() as Plugin])).toEqual(expected);
+  it('gets the caller and the deadline the request decisions handed on through the server context', async () => {
+    const decisions = useRequestDecisions({
+      config: { debugLedger: false },
+      deadline: { defaultMs: 10_000, maxMs: 60_000 },
+      readiness: { phase: () => 'ready', upstreams: gw.services.upstreamHealth },
+    }) as Plugin;
+    expect(await ask([decisions])).toEqual({ data: { caller: 'Bearer abc', subscribed: true, deadlineMs: 1234 } });
   });
 
   it('reads the caller itself and counts the default deadline from now when no plugin handed them on', async () => {

@@ -14,23 +14,20 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
+import { median } from '../numbers.js';
+import { startPhaseRig } from './rig.js';
 import { request } from 'undici';
 import { requestFor, settle, type WindowState } from '../throughput/measure.js';
-import { canPin, cpuMs, pin } from '../throughput/processes.js';
-import { startRig } from '../throughput/rig.js';
-import { COLD_USERS, screens, type ScreenName } from '../throughput/screens.js';
+import { cpuMs } from '../throughput/processes.js';
 import { startTarget } from '../throughput/servers.js';
-import { RIG_CORE, type Target } from '../throughput/types.js';
+import { type Target } from '../throughput/types.js';
 
 const [screenName = 'markets', entryNew = 'dist/server.js', entryOld = '', roundsArg = '5', requestsArg = '3000'] = process.argv.slice(2);
 const rounds = Number(roundsArg);
 const requests = Number(requestsArg);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
-const pinned = canPin();
-if (pinned) pin(process.pid, RIG_CORE);
-const { sim, rig } = await startRig(pinned, COLD_USERS);
-const screen = screens(rig.fixtures.wallet.address).find((s) => s.name === (screenName as ScreenName))!;
+const { sim, rig, screenOf } = await startPhaseRig();
+const screen = screenOf(screenName);
 
 /** Runs `amount` requests of the screen against a started server; throws on any failed answer. */
 async function load(target: Target, amount: number): Promise<void> {

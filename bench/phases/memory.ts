@@ -9,15 +9,15 @@
  * with VmHWM (the peak the bench reports) and, when the gateway answers /metrics, its memory gauges.
  * Extra arguments are node flags for the server (`--trace-gc`, `--heapsnapshot-signal=SIGUSR2`, ...).
  */
+import { startPhaseRig } from './rig.js';
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { request } from 'undici';
 import { requestFor, settle, type WindowState } from '../throughput/measure.js';
-import { canPin, cpuMs, peakRss, pin } from '../throughput/processes.js';
-import { startRig } from '../throughput/rig.js';
-import { COLD_USERS, screens, type ScreenName } from '../throughput/screens.js';
+import { cpuMs, peakRss } from '../throughput/processes.js';
+import { type ScreenName } from '../throughput/screens.js';
 import { startTarget } from '../throughput/servers.js';
-import { RIG_CORE, type ServerKind } from '../throughput/types.js';
+import { type ServerKind } from '../throughput/types.js';
 
 const kind = (process.argv[2] ?? 'gateway') as ServerKind;
 const screenName = (process.argv[3] ?? 'mobile1000') as ScreenName;
@@ -44,12 +44,10 @@ function rssByKind(pid: number): Record<string, string> {
   return Object.fromEntries(Object.entries(kinds).filter(([, v]) => v > 1048576).map(([k, v]) => [k, MiB(v)]));
 }
 
-const pinned = canPin();
-if (pinned) pin(process.pid, RIG_CORE);
-const { sim, rig } = await startRig(pinned, COLD_USERS);
+const { sim, rig, screenOf } = await startPhaseRig();
 rig.nodeFlags = extraFlags;
 try {
-  const screen = screens(rig.fixtures.wallet.address).find((s) => s.name === screenName)!;
+  const screen = screenOf(screenName);
   const target = await startTarget(rig, kind);
   const pid = target.proc.pid;
   try {

@@ -8,15 +8,15 @@
  * 50 connections. Writes `<dir>/window.json` (the measured window on the monotonic clock both processes
  * share, its requests and the CPU /proc counted) beside the profile; aggregate.ts reads both.
  */
+import { startPhaseRig } from './rig.js';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { requestFor, settle, type WindowState } from '../throughput/measure.js';
-import { canPin, cpuMs, pin } from '../throughput/processes.js';
-import { startRig } from '../throughput/rig.js';
-import { COLD_USERS, screens, type ScreenName } from '../throughput/screens.js';
+import { cpuMs } from '../throughput/processes.js';
+import { type ScreenName } from '../throughput/screens.js';
 import { startTarget } from '../throughput/servers.js';
-import { RIG_CORE, type ServerKind } from '../throughput/types.js';
+import { type ServerKind } from '../throughput/types.js';
 
 const screenName = (process.argv[2] ?? 'mobile-cold') as ScreenName;
 const kind = (process.argv[3] ?? 'gateway-cold') as ServerKind;
@@ -27,14 +27,12 @@ const CONNECTIONS = 50;
 
 rmSync(dir, { recursive: true, force: true });
 mkdirSync(dir, { recursive: true });
-const pinned = canPin();
-if (pinned) pin(process.pid, RIG_CORE);
-const { sim, rig } = await startRig(pinned, COLD_USERS);
+const { sim, rig, screenOf } = await startPhaseRig();
 // PROFILE_INTERVAL_US samples more often than V8's 1 ms default, for a phase too small to read otherwise.
 const interval = process.env['PROFILE_INTERVAL_US'];
 rig.nodeFlags = ['--cpu-prof', ...(interval ? [`--cpu-prof-interval=${interval}`] : []), `--cpu-prof-dir=${dir}`];
 try {
-  const screen = screens(rig.fixtures.wallet.address).find((s) => s.name === screenName)!;
+  const screen = screenOf(screenName);
   const target = await startTarget(rig, kind);
   try {
     const run = async (amount: number) => {

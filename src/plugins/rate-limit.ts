@@ -141,7 +141,7 @@ export function createRateLimit(options: RateLimitOptions): RateLimit {
     // (a query: sends are never cached).
     async onResultProcess(payload) {
       const { request } = payload;
-      // The caller `useCredentials` read for the response cache's lookup (none read: counted by its address).
+      // The caller `useRequestDecisions` read for the response cache's lookup (none read: counted by its address).
       const { credentials = ANONYMOUS, req, deadline, servedFromCache } = payload.serverContext as ServerContext;
       if (!servedFromCache) return;
       const caller = { credentials, request, services: options.services, ...(req ? { req: req as IncomingMessage } : {}) };

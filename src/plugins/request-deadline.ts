@@ -1,6 +1,4 @@
 import type { GraphQLError } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
-import type { ServerContext } from '../context.js';
 import { gatewayError } from '../errors.js';
 import { OperationDeadline } from '../operation/index.js';
 
@@ -29,25 +27,4 @@ export function requestDeadline(sent: string | null, options: RequestDeadlineOpt
     });
   }
   return new OperationDeadline(Math.min(Number(value), options.maxMs), receivedAt);
-}
-
-/**
- * Gives each GraphQL request a deadline counted from its arrival (`requestDeadline`), handed on in the
- * server context (`ServerContext.deadline`), where the per-request root puts it in the operation's
- * `CallScope` (request-context.ts). The gateway decides it with the other request decisions, in one
- * hook (plugins/request-decisions.ts); this plugin is the same decision alone, for a Yoga of its own.
- */
-export function useRequestDeadline(options: RequestDeadlineOptions): Plugin<Record<string, unknown>, ServerContext> {
-  const decided = new WeakMap<Request, OperationDeadline | GraphQLError>();
-  return {
-    onRequest({ request }) {
-      decided.set(request, requestDeadline(request.headers.get(REQUEST_TIMEOUT_HEADER), options, performance.now()));
-    },
-    onParams({ request, context }) {
-      const deadline = decided.get(request);
-      // Thrown, not set as the result: a later onParams (the response cache's) would replace a result.
-      if (deadline instanceof Error) throw deadline;
-      if (deadline) context.deadline = deadline;
-    },
-  };
 }

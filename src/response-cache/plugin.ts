@@ -119,7 +119,7 @@ export function createGatewayResponseCache(options: ResponseCacheOptions): { plu
       const serverContext = context as ServerContext;
       const cacheControl = serverContext.cacheControl;
       const bypass = (cacheControl?.noStore ?? false) || (options.ownAnswer?.(serverContext) ?? false);
-      // The caller `useCredentials` read once for this request.
+      // The caller `useRequestDecisions` read once for this request.
       const cached = params.query && !bypass ? keyOf(params.query, params.operationName, params.variables, serverContext.credentials?.subscriber ?? null) : null;
       const state: RequestState = { policy: cached?.policy ?? null, serverContext };
       states.set(request, state);
