@@ -9,7 +9,7 @@ const ids = new WeakMap<Request, string>();
 /**
  * The request's id: the caller's `X-Request-Id` when it is a sensible one, else a generated UUID (an
  * operation over WebSocket, whose stand-in request carries none, gets its own). Echoed in the
- * response (plugins/request-id.ts), written in the request's log lines and sent on its upstream calls.
+ * response (plugins/request-decisions.ts), written in the request's log lines and sent on its upstream calls.
  */
 export function requestIdOf(request: Request): string {
   let id = ids.get(request);

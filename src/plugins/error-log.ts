@@ -5,7 +5,7 @@ import type { Context } from '../context.js';
 import { MissingCredentialsError } from '../credentials.js';
 import type { Logger } from '../logger.js';
 import { isUpstreamError, UpstreamError } from '../upstream/errors.js';
-import { requestIdOf } from './request-id.js';
+import { requestIdOf } from '../request-id.js';
 
 /** Errors this plugin has written a line for: Yoga's own line for them (which knows no request) is dropped. */
 const logged = new WeakSet<object>();

@@ -10,7 +10,7 @@ import { parseWebhookBody, type ParsedBatch } from '../events/parse.js';
 import { SEEN_TTL_SECONDS } from '../events/seen.js';
 import { startSignatureCheck, type SignatureCheck, type Verdict } from '../events/signature.js';
 import { loopTurns } from '../events/turns.js';
-import { requestIdOf } from './request-id.js';
+import { requestIdOf } from '../request-id.js';
 
 export const WEBHOOK_PATH = '/webhooks/events';
 /** Largest webhook body accepted (413 beyond): 8 MiB, about 29,000 events of the contract's shape. */

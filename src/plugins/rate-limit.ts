@@ -14,7 +14,7 @@ import type { Services } from '../services.js';
 import { appKeyHash } from '../stores/verified-callers.js';
 import type { Identity } from '../models/alerts.js';
 import { createCallerVerifier } from './caller-verification.js';
-import { requestIdOf } from './request-id.js';
+import { requestIdOf } from '../request-id.js';
 
 export interface RateLimitOptions {
   /** Operations one caller may start per minute (`RATE_LIMIT_PER_MINUTE`); `0` turns the limit off. */

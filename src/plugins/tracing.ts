@@ -15,7 +15,7 @@ import { maskError } from '../errors.js';
 import { STREAM_PATH } from './stream-path.js';
 import { REQUEST_ID_KEY } from '../logger.js';
 import { WEBHOOK_PATH } from './events-webhook.js';
-import { requestIdOf } from './request-id.js';
+import { requestIdOf } from '../request-id.js';
 
 const headerGetter: TextMapGetter<Headers> = {
   keys: (headers) => [...headers.keys()],
