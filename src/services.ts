@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { createClientAddress } from './client-address.js';
+import { redisClient } from './redis-client.js';
 import { createVerifiedCallers, type VerifiedCallers } from './stores/verified-callers.js';
 import { shareRevocations } from './stores/revocations.js';
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
@@ -141,7 +142,7 @@ export function createServices(options: ServicesOptions): Services {
   });
   const positions = createPositionsStore({ upstream, config, registry }, { ...options.positions, onPositions: (read) => assetCache.rememberTokens(positionTokens(read)) });
   const redis = config.redisUrl
-    ? new Redis(config.redisUrl, {
+    ? redisClient(config.redisUrl, {
         connectionName: 'gateway',
         commandTimeout: 1000,
         maxRetriesPerRequest: 1,

@@ -106,6 +106,16 @@ describe('architecture', () => {
     expect(outside).toEqual([]);
   });
 
+  it('loads ioredis and OpenTelemetry’s SDK only when configured: ioredis through redis-client.ts, the SDK through a dynamic import of tracing.ts', () => {
+    const eager = all.map(rel).filter((file) => {
+      const source = readFileSync(join(SRC, file), 'utf8');
+      const redis = /^import (?!type )[^;]*from 'ioredis'/m.test(source);
+      const sdk = file !== 'tracing.ts' && /from '@opentelemetry\/(?!api')/.test(source);
+      return redis || sdk || /^import [^;]*from '\.{1,2}\/(?:\.\.\/)*tracing\.js'/m.test(source);
+    });
+    expect(eager).toEqual([]);
+  });
+
   it('has no module that exists only to break a cycle', () => {
     expect(graph.has('deps.ts')).toBe(false);
   });

@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { redisClient } from '../redis-client.js';
 import { Counter, type Registry } from 'prom-client';
 import type { Config } from '../config.js';
 import { gatewayError } from '../errors.js';
@@ -85,7 +86,7 @@ export function createEventHub(deps: EventHubDeps, options: ListenerTimings = {}
   let listener: RedisListener | null = null;
   if (config.redisUrl) {
     const redisUrl = config.redisUrl;
-    publisher = new Redis(redisUrl, { connectionName: 'gateway-events-pub', commandTimeout: 1000, maxRetriesPerRequest: 2 });
+    publisher = redisClient(redisUrl, { connectionName: 'gateway-events-pub', commandTimeout: 1000, maxRetriesPerRequest: 2 });
     publisher.on('error', (err: Error) => logger.warn({ err }, 'events: Redis connection error'));
     const pub = publisher;
     publish = (event) => {

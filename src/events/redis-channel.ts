@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { redisClient } from '../redis-client.js';
 import type { Logger } from '../logger.js';
 import type { Event } from './model.js';
 
@@ -86,7 +87,7 @@ export function createRedisListener<T = Event>(
   const connect = () => {
     // ioredis's own re-subscription on reconnect leaves a refused SUBSCRIBE unhandled (which would end
     // the process): this connection subscribes again itself on every reconnect, and the probe checks it.
-    const client = new Redis(url, { connectionName, maxRetriesPerRequest: null, disableClientInfo: true, autoResubscribe: false });
+    const client = redisClient(url, { connectionName, maxRetriesPerRequest: null, disableClientInfo: true, autoResubscribe: false });
     client.on('error', (err: Error) => logger.warn({ err }, 'events: Redis subscriber connection error'));
     client.on('message', onMessage);
     let connectedBefore = false;
