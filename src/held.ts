@@ -41,23 +41,21 @@ export function heldBytes(): Map<string, { bytes: number; maxBytes: number }> {
   return totals;
 }
 
-/** The two gauges, computed when scraped. */
+/** The two gauges, each computed when scraped (a scrape reads the bound first, so neither waits on the other). */
 export function registerHeldGauges(registry: Registry): void {
-  const bound = new Gauge({ name: 'gateway_held_max_bytes', help: 'The most each structure held in memory may hold, in bytes.', labelNames: ['structure'], registers: [registry] });
-  new Gauge({
-    name: 'gateway_held_bytes',
-    help: 'Bytes each structure held in memory (caches, remembered identities and ids) holds now, estimated from what it holds.',
-    labelNames: ['structure'],
-    registers: [registry],
-    collect() {
-      this.reset();
-      bound.reset();
-      for (const [structure, { bytes, maxBytes }] of heldBytes()) {
-        this.set({ structure }, bytes);
-        bound.set({ structure }, maxBytes);
-      }
-    },
-  });
+  const gauge = (name: string, help: string, pick: (total: { bytes: number; maxBytes: number }) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['structure'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const [structure, total] of heldBytes()) this.set({ structure }, pick(total));
+      },
+    });
+  gauge('gateway_held_max_bytes', 'The most each structure held in memory may hold, in bytes.', (total) => total.maxBytes);
+  gauge('gateway_held_bytes', 'Bytes each structure held in memory (caches, remembered identities and ids) holds now, estimated from what it holds.', (total) => total.bytes);
 }
 
 export interface CountedCacheOptions<K extends string, V extends object | true> {

@@ -1,10 +1,10 @@
-import { LRUCache } from 'lru-cache';
 import { Counter } from 'prom-client';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { subscriberKey } from '../credentials.js';
 import type { Services } from '../services.js';
 import type { Identity } from '../models/alerts.js';
+import { createRefusedCallers } from '../stores/verified-callers.js';
 import { UpstreamError, type SubscriberCredentials } from '../upstream/index.js';
 
 /**
@@ -57,7 +57,7 @@ export function createCallerVerifier(options: CallerVerifierOptions): CallerVeri
         insuranceLimiter: memory,
       })
     : memory;
-  const refused = new LRUCache<string, true>({ max: 10_000, ttl: ttlMs });
+  const refused = createRefusedCallers(ttlMs);
   const inFlight = new Map<string, Promise<void>>();
   const outcomes =
     (services.registry.getSingleMetric(METRIC) as Counter<'outcome'> | undefined) ??

@@ -1,13 +1,12 @@
 import { parseChunked } from '@discoveryjs/json-ext';
 import { bulkhead } from 'cockatiel';
-import { LRUCache } from 'lru-cache';
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from '../logger.js';
 import { sha256Pieces } from '../hashing.js';
 import { isObject } from '../upstream/read.js';
 import { EventsNotPublished, type EventHub } from '../events/hub.js';
 import { parseWebhookBody, type ParsedBatch } from '../events/parse.js';
-import { SEEN_TTL_SECONDS } from '../events/seen.js';
+import { createDeliveredBodies, type DeliveredBody } from '../events/seen.js';
 import { startSignatureCheck, type SignatureCheck, type Verdict } from '../events/signature.js';
 import { loopTurns } from '../events/turns.js';
 import { requestIdOf } from '../request-id.js';
@@ -45,7 +44,7 @@ export function useEventsWebhook(options: WebhookOptions): Plugin {
   // answer was late) is answered without parsing it again, as every event of it is a repeat. With
   // the slices above, a flood of 200 batches of 1 MB (20 distinct) cost the gateway 3.4-3.7 s of CPU,
   // 9.3 s before, on this machine at a load average of 17-22.
-  const delivered = new LRUCache<string, Delivered>({ max: DELIVERED_BODIES, ttl: SEEN_TTL_SECONDS * 1000 });
+  const delivered = createDeliveredBodies();
 
   async function handle(request: Request, fetchAPI: { Response: typeof Response }): Promise<Response> {
     const reply = (status: number, body: unknown, headers: Record<string, string> = {}) =>
@@ -124,17 +123,9 @@ const PIECE_BYTES = 64 * 1024;
 /** How long one body may take to arrive once its reading starts (8 MiB at 1 MB/s): a slow sender does not hold a reader. */
 const BODY_READ_MS = 10_000;
 
-/** What was answered for a body delivered whole: how many events it had, and how many were ignored. */
-interface Delivered {
-  events: number;
-  ignored: number;
-}
 
 /** A signed body read: its batch and digest, a repeat of a delivered body, or the refusal (401, 400) with its reason. */
-type Read = (ParsedBatch & { digest: string }) | { repeat: Delivered } | { status: number; error: string };
-
-/** Bodies remembered as delivered (a digest and two counts each, about 200 bytes). */
-const DELIVERED_BODIES = 10_000;
+type Read = (ParsedBatch & { digest: string }) | { repeat: DeliveredBody } | { status: number; error: string };
 
 /** The signature's verdict and the body's SHA-256, a few pieces between turns of the event loop. */
 async function hashInTurns(check: SignatureCheck, pieces: readonly Uint8Array[]): Promise<{ verdict: Verdict; digest: string }> {

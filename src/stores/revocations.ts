@@ -1,11 +1,14 @@
 import type { Redis } from 'ioredis';
-import { LRUCache } from 'lru-cache';
+import { countedCache } from '../held.js';
 import { createRedisListener, type ListenerTimings } from '../events/redis-channel.js';
 import type { Logger } from '../logger.js';
-import type { VerifiedCallers } from './verified-callers.js';
+import { HASH_ENTRY_BYTES, type VerifiedCallers } from './verified-callers.js';
 
 /** The channel on which a replica tells the others which credentials the alerts service refused. */
 export const REVOCATIONS_TOPIC = 'gateway:revoked';
+
+/** Refusals not yet told to the other replicas held at most; past it the oldest is dropped, and the others believe that identity until their memo's TTL. */
+export const UNTOLD_MAX = 10_000;
 
 /** A credentials hash as `subscriberKey` makes it (SHA-256, hex): nothing else from the channel is acted on. */
 const CREDENTIALS_HASH = /^[0-9a-f]{64}$/;
@@ -46,8 +49,9 @@ export function shareRevocations(local: VerifiedCallers, options: RevocationsOpt
     },
     onSubscribed: () => local.forgetAllIdentities(),
   });
-  // Refusals this replica could not publish (its connection down while the others' may be up): told again when it is back.
-  const untold = new LRUCache<string, true>({ max: 10_000, ttl: Math.max(1, options.ttlMs) });
+  // Refusals this replica could not publish (its connection down while the others' may be up): told again
+  // when it is back. Bounded in count and so in bytes, reported as `untold_revocations`.
+  const untold = countedCache<string, true>({ name: 'untold_revocations', max: UNTOLD_MAX, ttl: Math.max(1, options.ttlMs), entryBytes: HASH_ENTRY_BYTES });
   const tell = (hash: string) =>
     publisher.publish(REVOCATIONS_TOPIC, JSON.stringify({ revoked: hash })).then(
       () => void untold.delete(hash),

@@ -32,6 +32,13 @@ export interface VerifiedCallers {
 
 const IDENTITY_ENTRY_BYTES = 320;
 const APP_ENTRY_BYTES = 200;
+/**
+ * A credentials hash (SHA-256, hex) remembered with no value: the key's 64 characters and the LRU's
+ * bookkeeping with a TTL measure about 200 bytes on Node 24; 256 leaves room for the index's growth.
+ */
+export const HASH_ENTRY_BYTES = 256;
+/** Refused credentials remembered at most: a flood of forged tokens holds no more than this. */
+export const REFUSED_CALLERS_MAX = 10_000;
 
 export function createVerifiedCallers(options: VerifiedCallersOptions): VerifiedCallers {
   const max = options.max ?? 100_000;
@@ -51,6 +58,15 @@ export function createVerifiedCallers(options: VerifiedCallersOptions): Verified
       if (options.ttlMs > 0) apps.set(hash, true);
     },
   };
+}
+
+/**
+ * Credentials (by their `subscriberKey` hash) the alerts service refused lately, so a repeated forged
+ * token costs the rate limit's verification no call: bounded in count and so in bytes, reported on
+ * `/metrics` as `refused_callers`.
+ */
+export function createRefusedCallers(ttlMs: number): { has(hash: string): boolean; set(hash: string, value: true): unknown } {
+  return countedCache<string, true>({ name: 'refused_callers', max: REFUSED_CALLERS_MAX, ttl: Math.max(1, ttlMs), entryBytes: HASH_ENTRY_BYTES });
 }
 
 /** The name a send's app key is held and counted under: its SHA-256, never the key. */
