@@ -116,6 +116,11 @@ describe('architecture', () => {
     expect(eager).toEqual([]);
   });
 
+  it('formats nothing with ICU (toLocaleString, Intl): its locale data is megabytes of resident memory, the simulator aside', () => {
+    const icu = all.map(rel).filter((file) => !file.startsWith('simulator/') && /\.toLocale\w*String\(|\bIntl\./.test(readFileSync(join(SRC, file), 'utf8').replace(/^\s*(?:\/\/|\*).*$/gm, '')));
+    expect(icu).toEqual([]);
+  });
+
   it('has no module that exists only to break a cycle', () => {
     expect(graph.has('deps.ts')).toBe(false);
   });

@@ -5,6 +5,15 @@ import { isUuid } from '../inputs.js';
 import { userError, type UserError } from './user-errors.js';
 import { charLength, isHttpUrl, Problems } from './validate.js';
 
+/**
+ * A count with thousands separators (`10,000`), as `toLocaleString('en-US')` writes it without loading
+ * ICU's number-formatting data: the schema's description formats one at start, and that data is several
+ * MB of the process's resident memory (bench/PHASES.md, memory).
+ */
+export function grouped(count: number): string {
+  return String(count).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
 /** The limits of docs/upstream.md 1.5, checked by the gateway before any call. */
 export const SEND_LIMITS = {
   titleMax: 60,
@@ -174,7 +183,7 @@ function checkRecipient(recipient: SendNotificationInput['recipient'], problems:
     }
     if (distinct.length > SEND_LIMITS.recipientsMax) {
       problems.add(
-        `walletAddresses holds at most ${SEND_LIMITS.recipientsMax.toLocaleString('en-US')} distinct addresses (${distinct.length.toLocaleString('en-US')} given); split the send.`,
+        `walletAddresses holds at most ${grouped(SEND_LIMITS.recipientsMax)} distinct addresses (${grouped(distinct.length)} given); split the send.`,
         ['recipient', 'walletAddresses'],
         'TOO_MANY_RECIPIENTS',
       );

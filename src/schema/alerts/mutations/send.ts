@@ -1,7 +1,7 @@
 import { builder } from '../../builder.js';
 import { CLIENT_MUTATION_ID, INPUT, MutationPayloadRef, outcome, type PayloadBase } from './common.js';
 import { attempt, userError, type UserError } from './user-errors.js';
-import { SEND_LIMITS, sendRefusalErrors, validateSend } from './send-input.js';
+import { grouped, SEND_LIMITS, sendRefusalErrors, validateSend } from './send-input.js';
 
 export const NotificationChannelEnum = builder.enumType('NotificationChannel', {
   description: 'A channel a notification is delivered on.',
@@ -27,7 +27,7 @@ const NotificationRecipientInput = builder.inputType('NotificationRecipient', {
   fields: (t) => ({
     walletAddress: t.string({ description: 'One subscriber, by wallet address (base58, 32–44 characters).' }),
     walletAddresses: t.stringList({
-      description: `1 to ${SEND_LIMITS.recipientsMax.toLocaleString('en-US')} distinct wallet addresses (duplicates are dropped); sent in one call.`,
+      description: `1 to ${grouped(SEND_LIMITS.recipientsMax)} distinct wallet addresses (duplicates are dropped); sent in one call.`,
     }),
     allSubscribers: t.boolean({ description: 'Every subscriber of the app: set it to `true`.' }),
   }),
