@@ -11,14 +11,15 @@
  * flood it is collected again (RSS after). Prints answers/s, `/health` p99, the gateway's CPU, peak RSS,
  * RSS before and after with what holds it (V8 heap, external and array buffers), and the event loop's
  * longest stalls as the gateway saw them (`monitorEventLoopDelay` p99 and max: what `/health` waits for,
- * without the prober's own scheduling); then the targets: br answers/s ≥ 0.8× identity's, `/health`
+ * without the prober's own scheduling), the bytes read per answer (how many went compressed) and the
+ * gateway's CPU per answer by thread (event loop, GC helpers, zlib's pool); then the targets: br answers/s ≥ 0.8× identity's, `/health`
  * p99 < 100 ms, peak RSS ≤ 1.5× identity's, RSS after within 50 MB of before. As in the throughput
  * bench, the gateway is pinned to one core and the load generator, prober and simulator to the other
  * (where `taskset` is there), so the rates compare the gateway's own work; figures from a busy machine
  * are still noisy (the load average is printed).
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
@@ -29,6 +30,10 @@ import { RIG_CORE, SERVER_CORE } from '../bench/throughput/types.js';
 import { PRODUCTION_COMMAND } from '../bench/throughput/servers.js';
 
 const MiB = 1024 * 1024;
+/** Linux reports thread CPU in USER_HZ ticks, 100 a second on every architecture it runs on. */
+const CLOCK_TICKS = 100;
+const round = (n: number) => Math.round(n * 1000) / 1000;
+
 /** Node's flags of `npm run start:prod` (the young generation's cap): what the young generation holds after a flood depends on them. */
 const NODE_FLAGS = PRODUCTION_COMMAND.split(' ').filter((arg) => arg.startsWith('--'));
 /** More flags for the gateway from `FLOOD_NODE_FLAGS` (`--trace-gc`, `--cpu-prof`: what a stall is made of). */
@@ -80,6 +85,10 @@ interface Flood {
   /** After the flood and a full GC: V8's heap in use, and memory outside it (external includes array buffers). */
   heapAfterMiB: number;
   externalAfterMiB: number;
+  /** Bytes the load generator read per answer (headers included): how much of the flood went compressed. */
+  bytesPerAnswer: number;
+  /** The gateway's CPU in the flood by thread name (the event loop is `MainThread`, the GC helpers `V8Worker`, zlib's pool `libuv-worker`), ms per answer. */
+  threadMsPerAnswer: Record<string, number>;
 }
 
 async function main(seconds: number, codings: string[]): Promise<void> {
@@ -99,6 +108,7 @@ async function main(seconds: number, codings: string[]): Promise<void> {
           `(loop stall p99 ${row.loopP99Ms.toFixed(1)} ms, max ${row.loopMaxMs.toFixed(1)} ms), ${row.cpuCores.toFixed(2)} cores, RSS ${row.rssBeforeMiB.toFixed(0)} MiB before, ` +
           `${row.peakRssMiB.toFixed(0)} MiB peak, ${row.rssAfterMiB.toFixed(0)} MiB after GC (heap ${row.heapAfterMiB.toFixed(0)}, external ${row.externalAfterMiB.toFixed(0)})`,
       );
+      console.log(`         ${row.bytesPerAnswer.toFixed(0)} bytes/answer; CPU ms/answer by thread: ${JSON.stringify(row.threadMsPerAnswer)}`);
     }
     console.log(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
     const identity = rows.find((row) => row.coding === 'identity');
@@ -146,8 +156,10 @@ async function flood(urls: Record<'alerts' | 'markets' | 'assets', string>, body
       }
     })();
     const cpuBefore = cpuMs(child.pid!);
+    const threadsBefore = threadCpuMs(child.pid!);
     const result = await autocannon({ url, connections: 50, duration: seconds, method: 'POST', headers, body });
     const cpu = cpuMs(child.pid!) - cpuBefore;
+    const threadsAfter = threadCpuMs(child.pid!);
     probing = false;
     await prober;
     clearInterval(sampler);
@@ -167,6 +179,8 @@ async function flood(urls: Record<'alerts' | 'markets' | 'assets', string>, body
       rssAfterMiB: after.rss / MiB,
       heapAfterMiB: after.heapUsed / MiB,
       externalAfterMiB: after.external / MiB,
+      bytesPerAnswer: result.throughput.total / Math.max(result.requests.total, 1),
+      threadMsPerAnswer: Object.fromEntries([...threadsAfter].map(([name, ms]) => [name, round((ms - (threadsBefore.get(name) ?? 0)) / Math.max(result['2xx'], 1))])),
     };
   } finally {
     child.kill('SIGTERM');
@@ -180,6 +194,23 @@ function collected(child: ChildProcess): Promise<Collected> {
     child.once('message', (message) => resolve(message as Collected));
     child.send('gc');
   });
+}
+
+/** CPU ms so far of each thread of `pid`, summed by thread name (`/proc/<pid>/task/<tid>/stat`, utime + stime). */
+function threadCpuMs(pid: number): Map<string, number> {
+  const byName = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue; // the thread ended between the listing and the read
+    }
+    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    byName.set(name, (byName.get(name) ?? 0) + ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS);
+  }
+  return byName;
 }
 
 function rssOf(pid: number): number {

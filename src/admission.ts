@@ -46,6 +46,10 @@ interface Waiting {
   res: ServerResponse;
 }
 
+/** Requests waiting for their turn in every admission of this process (the process's CPU is what they wait for). */
+let waitingInProcess = 0;
+export const requestsWaiting = (): number => waitingInProcess;
+
 export class Admission {
   #inFlight = 0;
   #turnScheduled = false;
@@ -78,6 +82,7 @@ export class Admission {
       return;
     }
     this.#queue.push({ req, res });
+    waitingInProcess += 1;
     this.#scheduleTurn();
   }
 
@@ -93,6 +98,7 @@ export class Admission {
       let started = 0;
       while (this.queued > 0 && this.#inFlight < this.limits.maxInFlight && started < this.limits.perTurn) {
         const next = this.#queue.shift()!;
+        waitingInProcess -= 1;
         // Its client went away while it waited: nobody would read the answer.
         if (next.res.destroyed || next.res.socket?.destroyed) continue;
         started += 1;

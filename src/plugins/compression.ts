@@ -1,5 +1,7 @@
+import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { brotliCompress, brotliCompressSync, constants as zlib, gzip } from 'node:zlib';
+import { CompressionBudget, spentCompressing } from './compression-budget.js';
 
 /**
  * What compressing one answer may cost, bounded because a flood of uncached compressed answers once
@@ -16,6 +18,8 @@ import { brotliCompress, brotliCompressSync, constants as zlib, gzip } from 'nod
  *   two (1 KiB to 16 MiB), so a 20 KB answer does not reserve a 4 MiB window.
  * - **a cap on concurrent compressions**: past `maxConcurrent` answers being compressed, an answer that
  *   has no compressed form yet is sent as it is (identity), which costs the gateway nothing more.
+ * - **a share of a saturated process's CPU** (`CompressionBudget`, compression-budget.ts): past it, the
+ *   same; a cached answer not compressed then is compressed at a later hit, as past the cap.
  */
 
 export type Coding = 'br' | 'gzip';
@@ -78,8 +82,13 @@ export function inline(size: number, effort: CompressionEffort): boolean {
 
 /** Compresses `body` with the effort given: on the event loop when `inline`, else on zlib's thread pool. */
 export function compress(body: Buffer, effort: CompressionEffort): Promise<Buffer> {
+  const started = performance.now();
+  const done = (compressed: Buffer) => {
+    spentCompressing(performance.now() - started);
+    return compressed;
+  };
   const chunkSize = outputChunk(body.length);
-  if (effort.coding === 'gzip') return gzipAsync(body, { level: effort.level, chunkSize });
+  if (effort.coding === 'gzip') return gzipAsync(body, { level: effort.level, chunkSize }).then(done);
   const options = {
     chunkSize,
     params: {
@@ -89,7 +98,7 @@ export function compress(body: Buffer, effort: CompressionEffort): Promise<Buffe
       [zlib.BROTLI_PARAM_SIZE_HINT]: body.length,
     },
   };
-  return inline(body.length, effort) ? Promise.resolve(brotliCompressSync(body, options)) : brotliAsync(body, options);
+  return inline(body.length, effort) ? Promise.resolve(done(brotliCompressSync(body, options))) : brotliAsync(body, options).then(done);
 }
 
 /** Scratch buffers larger than this are dropped after their compression rather than kept for the next. */
@@ -104,18 +113,21 @@ export class CompressionSlots {
   #running = 0;
   readonly #scratch: Buffer[] = [];
 
-  constructor(readonly max: number = DEFAULT_MAX_CONCURRENT_COMPRESSIONS) {}
+  constructor(
+    readonly max: number = DEFAULT_MAX_CONCURRENT_COMPRESSIONS,
+    readonly budget: CompressionBudget = new CompressionBudget(),
+  ) {}
 
   get running(): number {
     return this.#running;
   }
 
   /**
-   * Runs `work` in a slot, or returns null at once when every slot is taken. `work` gets `bytesOf`,
+   * Runs `work` in a slot, or returns null at once when every slot is taken or the budget is spent. `work` gets `bytesOf`,
    * which writes a text's UTF-8 bytes into the slot's buffer: valid until `work`'s promise settles.
    */
   tryStart<T>(work: (bytesOf: (text: string) => Buffer) => Promise<T>): Promise<T> | null {
-    if (this.#running >= this.max) return null;
+    if (this.#running >= this.max || !this.budget.allows()) return null;
     this.#running += 1;
     let scratch = this.#scratch.pop();
     const bytesOf = (text: string): Buffer => {
