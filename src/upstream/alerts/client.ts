@@ -26,6 +26,7 @@ import type {
 } from './types.js';
 import { type CallScope, detached } from '../../operation/index.js';
 import type { AlertsClient, SubscriberCredentials, SubscriptionChange } from './client-types.js';
+import { subscriberKey } from './caller.js';
 
 /** The headers of one caller's calls, built once per credentials object (a request's every call shares them, and so its calls' merged headers and sharing key). */
 function subscriberHeaders(creds: SubscriberCredentials): Readonly<Record<string, string | undefined>> {
@@ -35,6 +36,11 @@ function subscriberHeaders(creds: SubscriberCredentials): Readonly<Record<string
 }
 
 const callerHeaders = new WeakMap<SubscriberCredentials, Readonly<Record<string, string | undefined>>>();
+
+/** A subscriber read's headers and the caller they speak for: the key the request made of its credentials, so the transport shares its identical reads without hashing the headers again. */
+function asCaller(creds: SubscriberCredentials): { headers: Readonly<Record<string, string | undefined>>; caller: string } {
+  return { headers: subscriberHeaders(creds), caller: subscriberKey(creds) };
+}
 
 function appIdsBody(appIds: readonly string[] | undefined): RawHistoryMarkBody {
   return appIds?.length ? { appId: [...appIds] } : {};
@@ -61,7 +67,7 @@ export function createAlertsClient(http: HttpClient): AlertsClient {
 
   return {
     async getIdentity(creds, opts = {}) {
-      const raw = await http.get<RawIdentity>('/v2/auth', { route: 'GET /v2/auth', headers: subscriberHeaders(creds), scope: opts.scope });
+      const raw = await http.get<RawIdentity>('/v2/auth', { route: 'GET /v2/auth', ...asCaller(creds), scope: opts.scope });
       if (typeof raw.walletAddress !== 'string' || !raw.walletAddress) throw badBody(service, 'walletAddress missing');
       return { walletAddress: raw.walletAddress };
     },
@@ -69,7 +75,7 @@ export function createAlertsClient(http: HttpClient): AlertsClient {
     async listChannels(creds, opts = {}) {
       const raw = await http.get<RawChannelListing>('/v2/channels', {
         route: 'GET /v2/channels',
-        headers: subscriberHeaders(creds),
+        ...asCaller(creds),
         scope: opts.scope,
       });
       return mapChannelListing(raw);
@@ -110,7 +116,7 @@ export function createAlertsClient(http: HttpClient): AlertsClient {
     },
 
     async listApps(creds, opts = {}) {
-      const raw = await http.get<RawAppsResponse>('/v2/apps', { route: 'GET /v2/apps', headers: subscriberHeaders(creds), scope: opts.scope });
+      const raw = await http.get<RawAppsResponse>('/v2/apps', { route: 'GET /v2/apps', ...asCaller(creds), scope: opts.scope });
       if (!Array.isArray(raw.apps)) throw badBody(service, 'apps is not a list');
       return mapApps(raw);
     },
@@ -126,7 +132,7 @@ export function createAlertsClient(http: HttpClient): AlertsClient {
     async getInbox(creds, params = {}) {
       const raw = await http.get<RawHistoryResponse>('/v2/history', {
         route: 'GET /v2/history',
-        headers: subscriberHeaders(creds),
+        ...asCaller(creds),
         scope: params.scope,
         query: { appId: params.appId, limit: params.limit, cursor: params.cursor ?? undefined },
       });
@@ -137,7 +143,7 @@ export function createAlertsClient(http: HttpClient): AlertsClient {
     async getInboxSummary(creds, params = {}) {
       const raw = await http.get<RawInboxSummary>('/v2/history/summary', {
         route: 'GET /v2/history/summary',
-        headers: subscriberHeaders(creds),
+        ...asCaller(creds),
         scope: params.scope,
         query: { appId: params.appId },
       });

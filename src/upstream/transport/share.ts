@@ -10,7 +10,8 @@ import { passDeadline } from './deadline.js';
  * body's size (`onBytes`) is its own.
  *
  * `defaultHeaders` is the object a call without headers of its own carries: those are keyed as they
- * are; other headers (credentials) by their hash, never held as they are.
+ * are; other headers (credentials) by their caller's key (`caller`, the hash the request made of its
+ * credentials) or else by their own hash, never held as they are.
  */
 export function share(defaultHeaders: Record<string, string>): Layer {
   return (next) => {
@@ -21,7 +22,7 @@ export function share(defaultHeaders: Record<string, string>): Layer {
       if (call.method !== 'GET' || call.onBytes) return next(call);
       // Its caller already left: nothing to start or join.
       if (call.endedBy) return Promise.reject(call.endedBy);
-      const who = call.headers === defaultHeaders ? '' : callerOf(call.headers);
+      const who = call.headers === defaultHeaders ? '' : (call.caller ?? callerOf(call.headers));
       const key = `${call.path}\n${call.route}\n${call.maxBytes}\n${who}`;
       let flight = inFlight.get(key);
       // A shared call already ended (its last waiter left, or its timeout passed) is not joined: its end is on its way.
@@ -35,20 +36,9 @@ export function share(defaultHeaders: Record<string, string>): Layer {
       const early = call.deadlineAt < shared.endsAt;
       const waiter = flight.join(early ? { deadlineAt: call.deadlineAt, expired: () => expire(call) } : {});
       call.runs(waiter);
-      const learn = () => {
-        call.attempts = shared.attempts;
-        call.status = shared.status;
-      };
-      return waiter.answer.then(
-        (value) => {
-          learn();
-          return value;
-        },
-        (error: unknown) => {
-          learn();
-          throw error;
-        },
-      );
+      // Its caller learns the shared call's status and attempts once answered (the ledger's `learn`), without a step of its own.
+      call.sharedWith = shared;
+      return waiter.answer;
     };
   };
 }
