@@ -33,8 +33,8 @@ function normalizeAuthorization(value: string | null): string | null {
   return bearer ? `Bearer ${bearer[1]}` : trimmed;
 }
 
-/** A subscriber's name wherever the gateway keys something by caller (upstream/alerts/caller.ts). */
-export { subscriberKey } from './upstream/index.js';
+/** A subscriber's name wherever the gateway keys something by caller (subscriber-key.ts). */
+export { subscriberKey } from './subscriber-key.js';
 
 /**
  * A call that needs credentials the request does not carry: a subscriber read or change without an

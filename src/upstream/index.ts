@@ -125,7 +125,6 @@ export type {
   UpstreamErrorKind,
 } from './http.js';
 export type { AlertsClient, AppCredentials, SubscriberCredentials, SubscriptionChange, InboxParams } from './alerts/client-types.js';
-export { subscriberKey } from './alerts/caller.js';
 export type { MarketsClient, ListMarketsParams, MarketHistoryParams, PositionsParams, PositionHistoryParams } from './markets/client.js';
 export { MAX_HISTORY_MARKETS, MAX_POSITION_WALLETS } from './markets/client.js';
 export type { AssetsClient, SearchAssetsParams, PriceHistoryParams } from './assets/client.js';

@@ -26,7 +26,7 @@ import type {
 } from './types.js';
 import { type CallScope, detached } from '../../operation/index.js';
 import type { AlertsClient, SubscriberCredentials, SubscriptionChange } from './client-types.js';
-import { subscriberKey } from './caller.js';
+import { subscriberKey } from '../../subscriber-key.js';
 
 /** The headers of one caller's calls, built once per credentials object (a request's every call shares them, and so its calls' merged headers and sharing key). */
 function subscriberHeaders(creds: SubscriberCredentials): Readonly<Record<string, string | undefined>> {

@@ -1,11 +1,12 @@
-import { sha256 } from '../../hashing.js';
-import type { SubscriberCredentials } from './client-types.js';
+import { sha256 } from './hashing.js';
+import type { SubscriberCredentials } from './upstream/alerts/client-types.js';
 
 /**
  * A subscriber's name wherever the gateway keys something by caller (its response cache entries, its
  * rate-limit count, its identical reads in flight): the SHA-256 of everything the alerts service
- * identifies them by, never the credentials themselves. Here, below the clients, so that the alerts
- * client keys its shared reads by the same name the request already made (credentials.ts re-exports it).
+ * identifies them by, never the credentials themselves. In a file of its own, which the alerts client
+ * imports too, so that it keys its shared reads by the name the request already made (credentials.ts
+ * re-exports it; the client cannot import credentials.ts, which imports the clients' types).
  */
 export function subscriberKey(credentials: SubscriberCredentials): string {
   let key = keys.get(credentials);
