@@ -89,6 +89,23 @@ export class UpstreamCall implements CallSpec, Endable {
     this.requestId = spec.requestId;
   }
 
+  /** The same request as a call of its own that answers to no one caller (no scope), its body's size reported to no one: a shared call (share.ts). */
+  forEveryone(): UpstreamCall {
+    return new UpstreamCall({
+      service: this.service,
+      method: this.method,
+      path: this.path,
+      headers: this.headers,
+      caller: this.caller,
+      body: this.body,
+      route: this.route,
+      maxBytes: this.maxBytes,
+      onBytes: undefined,
+      scope: undefined,
+      requestId: this.requestId,
+    });
+  }
+
   /** Ends the call: whatever runs it now (or next) rejects with `reason`. The first reason wins. */
   end(reason: Error): void {
     if (this.endedBy) return;

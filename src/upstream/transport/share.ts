@@ -1,6 +1,6 @@
 import { sha256 } from '../../hashing.js';
 import { InFlight } from '../../inflight.js';
-import { UpstreamCall, type Layer } from './call.js';
+import type { Layer, UpstreamCall } from './call.js';
 import { passDeadline } from './deadline.js';
 
 /**
@@ -23,11 +23,12 @@ export function share(defaultHeaders: Record<string, string>): Layer {
       // Its caller already left: nothing to start or join.
       if (call.endedBy) return Promise.reject(call.endedBy);
       const who = call.headers === defaultHeaders ? '' : (call.caller ?? callerOf(call.headers));
-      const key = `${call.path}\n${call.route}\n${call.maxBytes}\n${who}`;
+      // Keyed by caller and path; a flight of another route label or body cap is not joined, but replaced in the listing.
+      const key = who === '' ? call.path : `${who}\n${call.path}`;
       let flight = inFlight.get(key);
       // A shared call already ended (its last waiter left, or its timeout passed) is not joined: its end is on its way.
-      if (!flight || flight.meta.endedBy) {
-        const shared = new UpstreamCall({ ...call, onBytes: undefined, scope: undefined });
+      if (!flight || flight.meta.endedBy || flight.meta.route !== call.route || flight.meta.maxBytes !== call.maxBytes) {
+        const shared = call.forEveryone();
         flight = inFlight.start(key, () => next(shared), { meta: shared, abandoned: (reason) => shared.end(reason) });
       }
       const shared = flight.meta;
