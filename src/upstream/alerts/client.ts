@@ -28,19 +28,23 @@ import { type CallScope, detached } from '../../operation/index.js';
 import type { AlertsClient, SubscriberCredentials, SubscriptionChange } from './client-types.js';
 import { subscriberKey } from '../../subscriber-key.js';
 
-/** The headers of one caller's calls, built once per credentials object (a request's every call shares them, and so its calls' merged headers and sharing key). */
-function subscriberHeaders(creds: SubscriberCredentials): Readonly<Record<string, string | undefined>> {
-  let headers = callerHeaders.get(creds);
-  if (!headers) callerHeaders.set(creds, (headers = Object.freeze({ authorization: creds.authorization, 'x-service-client-key': creds.clientKey })));
-  return headers;
+/** A subscriber read's headers and the caller they speak for (the key the request made of its credentials: the transport shares its identical reads by it). */
+interface Caller {
+  headers: Readonly<Record<string, string | undefined>>;
+  caller: string;
 }
 
-const callerHeaders = new WeakMap<SubscriberCredentials, Readonly<Record<string, string | undefined>>>();
-
-/** A subscriber read's headers and the caller they speak for: the key the request made of its credentials, so the transport shares its identical reads without hashing the headers again. */
-function asCaller(creds: SubscriberCredentials): { headers: Readonly<Record<string, string | undefined>>; caller: string } {
-  return { headers: subscriberHeaders(creds), caller: subscriberKey(creds) };
+/** Built once per credentials object: a request's every call shares its headers object, and so its calls' merged headers (http.ts). */
+function asCaller(creds: SubscriberCredentials): Caller {
+  let caller = callers.get(creds);
+  if (!caller) {
+    const headers = Object.freeze({ authorization: creds.authorization, 'x-service-client-key': creds.clientKey });
+    callers.set(creds, (caller = { headers, caller: subscriberKey(creds) }));
+  }
+  return caller;
 }
+
+const callers = new WeakMap<SubscriberCredentials, Caller>();
 
 function appIdsBody(appIds: readonly string[] | undefined): RawHistoryMarkBody {
   return appIds?.length ? { appId: [...appIds] } : {};
@@ -50,7 +54,7 @@ export function createAlertsClient(http: HttpClient): AlertsClient {
   const service = http.service;
 
   const post = <T = unknown>(route: string, creds: SubscriberCredentials, body: unknown, scope: CallScope | undefined) =>
-    http.post<T>(route.slice('POST '.length), { route, body, headers: subscriberHeaders(creds), scope: detached(scope) });
+    http.post<T>(route.slice('POST '.length), { route, body, headers: asCaller(creds).headers, scope: detached(scope) });
 
   function channel(raw: RawChannel, key: string): Channel {
     const mapped = mapChannel(raw, key);
