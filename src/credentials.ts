@@ -1,4 +1,3 @@
-import { sha256 } from './hashing.js';
 import type { SubscriberCredentials } from './upstream/index.js';
 
 /**
@@ -34,22 +33,8 @@ function normalizeAuthorization(value: string | null): string | null {
   return bearer ? `Bearer ${bearer[1]}` : trimmed;
 }
 
-/**
- * A subscriber's name wherever the gateway keys something by caller (its response cache entries, its
- * rate-limit count): the SHA-256 of everything the alerts service identifies them by, never the
- * credentials themselves.
- */
-export function subscriberKey(credentials: SubscriberCredentials): string {
-  let key = keys.get(credentials);
-  if (key === undefined) keys.set(credentials, (key = sha256(`${credentials.authorization}\n${credentials.clientKey ?? ''}`, 'hex')));
-  return key;
-}
-
-/**
- * Each credentials object's key, made once: a request reads its caller once (`useRequestDecisions`), and the
- * response cache, the collapse of identical work, the rate limit and the identity lookup all ask for it.
- */
-const keys = new WeakMap<SubscriberCredentials, string>();
+/** A subscriber's name wherever the gateway keys something by caller (subscriber-key.ts). */
+export { subscriberKey } from './subscriber-key.js';
 
 /**
  * A call that needs credentials the request does not carry: a subscriber read or change without an

@@ -10,7 +10,7 @@
  */
 import { startPhaseRig } from './rig.js';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { requestFor, settle, type WindowState } from '../throughput/measure.js';
 import { cpuMs } from '../throughput/processes.js';
@@ -30,6 +30,9 @@ mkdirSync(dir, { recursive: true });
 const { sim, rig, screenOf } = await startPhaseRig();
 // PROFILE_INTERVAL_US samples more often than V8's 1 ms default, for a phase too small to read otherwise.
 const interval = process.env['PROFILE_INTERVAL_US'];
+// GATEWAY_ENTRY profiles another build of the gateway (a copy of dist/ kept under a `dist` folder, so aggregate.ts's patterns match it).
+const entry = process.env['GATEWAY_ENTRY'];
+if (entry) rig.gatewayEntry = resolve(entry);
 rig.nodeFlags = ['--cpu-prof', ...(interval ? [`--cpu-prof-interval=${interval}`] : []), `--cpu-prof-dir=${dir}`];
 try {
   const screen = screenOf(screenName);

@@ -59,6 +59,8 @@ export interface HttpClientOptions {
 export interface GetOptions {
   query?: Query;
   headers?: HeaderValues;
+  /** Who `headers` speak for, by a hash of the credentials they carry (the alerts client's `subscriberKey`): a caller's identical GETs in flight share one call. Absent: the headers are hashed. */
+  caller?: string;
   /** The operation the call is made for: its signal aborts the call, its budget counts it. */
   scope?: CallScope;
   /** Route template for metrics; defaults to the method and path. */
@@ -139,6 +141,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           method,
           path: `${prefix}${p}${buildQuery(opts.query)}`,
           headers,
+          caller: opts.caller,
           body,
           route,
           maxBytes: opts.maxBytes ?? ROUTE_BODY_LIMITS[opts.route ?? ''] ?? DEFAULT_BODY_LIMIT,

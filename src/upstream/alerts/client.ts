@@ -26,15 +26,25 @@ import type {
 } from './types.js';
 import { type CallScope, detached } from '../../operation/index.js';
 import type { AlertsClient, SubscriberCredentials, SubscriptionChange } from './client-types.js';
+import { subscriberKey } from '../../subscriber-key.js';
 
-/** The headers of one caller's calls, built once per credentials object (a request's every call shares them, and so its calls' merged headers and sharing key). */
-function subscriberHeaders(creds: SubscriberCredentials): Readonly<Record<string, string | undefined>> {
-  let headers = callerHeaders.get(creds);
-  if (!headers) callerHeaders.set(creds, (headers = Object.freeze({ authorization: creds.authorization, 'x-service-client-key': creds.clientKey })));
-  return headers;
+/** A subscriber read's headers and the caller they speak for (the key the request made of its credentials: the transport shares its identical reads by it). */
+interface Caller {
+  headers: Readonly<Record<string, string | undefined>>;
+  caller: string;
 }
 
-const callerHeaders = new WeakMap<SubscriberCredentials, Readonly<Record<string, string | undefined>>>();
+/** Built once per credentials object: a request's every call shares its headers object, and so its calls' merged headers (http.ts). */
+function asCaller(creds: SubscriberCredentials): Caller {
+  let caller = callers.get(creds);
+  if (!caller) {
+    const headers = Object.freeze({ authorization: creds.authorization, 'x-service-client-key': creds.clientKey });
+    callers.set(creds, (caller = { headers, caller: subscriberKey(creds) }));
+  }
+  return caller;
+}
+
+const callers = new WeakMap<SubscriberCredentials, Caller>();
 
 function appIdsBody(appIds: readonly string[] | undefined): RawHistoryMarkBody {
   return appIds?.length ? { appId: [...appIds] } : {};
@@ -44,7 +54,7 @@ export function createAlertsClient(http: HttpClient): AlertsClient {
   const service = http.service;
 
   const post = <T = unknown>(route: string, creds: SubscriberCredentials, body: unknown, scope: CallScope | undefined) =>
-    http.post<T>(route.slice('POST '.length), { route, body, headers: subscriberHeaders(creds), scope: detached(scope) });
+    http.post<T>(route.slice('POST '.length), { route, body, headers: asCaller(creds).headers, scope: detached(scope) });
 
   function channel(raw: RawChannel, key: string): Channel {
     const mapped = mapChannel(raw, key);
@@ -61,7 +71,7 @@ export function createAlertsClient(http: HttpClient): AlertsClient {
 
   return {
     async getIdentity(creds, opts = {}) {
-      const raw = await http.get<RawIdentity>('/v2/auth', { route: 'GET /v2/auth', headers: subscriberHeaders(creds), scope: opts.scope });
+      const raw = await http.get<RawIdentity>('/v2/auth', { route: 'GET /v2/auth', ...asCaller(creds), scope: opts.scope });
       if (typeof raw.walletAddress !== 'string' || !raw.walletAddress) throw badBody(service, 'walletAddress missing');
       return { walletAddress: raw.walletAddress };
     },
@@ -69,7 +79,7 @@ export function createAlertsClient(http: HttpClient): AlertsClient {
     async listChannels(creds, opts = {}) {
       const raw = await http.get<RawChannelListing>('/v2/channels', {
         route: 'GET /v2/channels',
-        headers: subscriberHeaders(creds),
+        ...asCaller(creds),
         scope: opts.scope,
       });
       return mapChannelListing(raw);
@@ -110,7 +120,7 @@ export function createAlertsClient(http: HttpClient): AlertsClient {
     },
 
     async listApps(creds, opts = {}) {
-      const raw = await http.get<RawAppsResponse>('/v2/apps', { route: 'GET /v2/apps', headers: subscriberHeaders(creds), scope: opts.scope });
+      const raw = await http.get<RawAppsResponse>('/v2/apps', { route: 'GET /v2/apps', ...asCaller(creds), scope: opts.scope });
       if (!Array.isArray(raw.apps)) throw badBody(service, 'apps is not a list');
       return mapApps(raw);
     },
@@ -126,7 +136,7 @@ export function createAlertsClient(http: HttpClient): AlertsClient {
     async getInbox(creds, params = {}) {
       const raw = await http.get<RawHistoryResponse>('/v2/history', {
         route: 'GET /v2/history',
-        headers: subscriberHeaders(creds),
+        ...asCaller(creds),
         scope: params.scope,
         query: { appId: params.appId, limit: params.limit, cursor: params.cursor ?? undefined },
       });
@@ -137,7 +147,7 @@ export function createAlertsClient(http: HttpClient): AlertsClient {
     async getInboxSummary(creds, params = {}) {
       const raw = await http.get<RawInboxSummary>('/v2/history/summary', {
         route: 'GET /v2/history/summary',
-        headers: subscriberHeaders(creds),
+        ...asCaller(creds),
         scope: params.scope,
         query: { appId: params.appId },
       });

@@ -94,10 +94,37 @@ export function createBreaker(opts: BreakerOptions, onState?: (state: BreakerSta
     }
   });
 
+  // A failure of a call made while the circuit was closed, written down as cockatiel would have at
+  // its end: through the policy while it is still closed (which opens it when the counts say so), into
+  // the counts alone once another call opened it (cockatiel's `open` would change nothing then).
+  const failedClosed = (thrown: unknown): Promise<never> => {
+    const error = thrown instanceof Error ? thrown : new Error(String(thrown));
+    if (!counted(error)) return Promise.reject(error);
+    if (policy.state === CircuitState.Closed) return policy.execute(() => Promise.reject(error));
+    counts.failure(CircuitState.Closed);
+    return Promise.reject(error);
+  };
+  const succeededClosed = <T>(value: T): T => {
+    counts.success(CircuitState.Closed);
+    return value;
+  };
+
   return {
-    run(call) {
+    run<T>(call: () => Promise<T>): Promise<T> {
+      const state = policy.state;
+      // Closed, the common case: the call runs outside cockatiel's two async steps, its success counted
+      // here as the policy counts it; the policy is entered for a failure, an open circuit or its trial.
+      if (state === CircuitState.Closed) {
+        let sent: Promise<T>;
+        try {
+          sent = call();
+        } catch (error) {
+          return failedClosed(error);
+        }
+        return sent.then(succeededClosed, failedClosed);
+      }
       // One trial at a time: the other calls fail fast rather than wait for it (cockatiel would queue them).
-      if (policy.state === CircuitState.HalfOpen) return Promise.reject(new BrokenCircuitError());
+      if (state === CircuitState.HalfOpen) return Promise.reject(new BrokenCircuitError());
       return policy.execute(call);
     },
     close: () => clearTimeout(halfOpenTimer),

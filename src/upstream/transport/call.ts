@@ -30,6 +30,8 @@ export interface CallSpec {
   path: string;
   /** Lower-case names; never logged. */
   headers: Record<string, string>;
+  /** The caller the headers speak for, by a hash of its credentials: its identical GETs in flight share one call (share.ts). Undefined: the headers' own hash. */
+  caller: string | undefined;
   body: string | undefined;
   /** Route template (`GET /v0/assets/{id}`): metrics, ledger and body cap. */
   route: string;
@@ -48,6 +50,7 @@ export class UpstreamCall implements CallSpec, Endable {
   readonly method: 'GET' | 'POST';
   readonly path: string;
   readonly headers: Record<string, string>;
+  readonly caller: string | undefined;
   readonly body: string | undefined;
   readonly route: string;
   readonly maxBytes: number;
@@ -68,6 +71,8 @@ export class UpstreamCall implements CallSpec, Endable {
   listening: Set<UpstreamCall> | undefined = undefined;
   held: Held | undefined = undefined;
   timer: CallTimer | undefined = undefined;
+  /** The shared call this one waits on (share.ts): its answer's status and attempts are this call's (`learn`). */
+  sharedWith: UpstreamCall | undefined = undefined;
   #running: Endable | undefined = undefined;
 
   constructor(spec: CallSpec) {
@@ -75,12 +80,30 @@ export class UpstreamCall implements CallSpec, Endable {
     this.method = spec.method;
     this.path = spec.path;
     this.headers = spec.headers;
+    this.caller = spec.caller;
     this.body = spec.body;
     this.route = spec.route;
     this.maxBytes = spec.maxBytes;
     this.onBytes = spec.onBytes;
     this.scope = spec.scope;
     this.requestId = spec.requestId;
+  }
+
+  /** The same request as a call of its own that answers to no one caller (no scope), its body's size reported to no one: a shared call (share.ts). */
+  forEveryone(): UpstreamCall {
+    return new UpstreamCall({
+      service: this.service,
+      method: this.method,
+      path: this.path,
+      headers: this.headers,
+      caller: this.caller,
+      body: this.body,
+      route: this.route,
+      maxBytes: this.maxBytes,
+      onBytes: undefined,
+      scope: undefined,
+      requestId: this.requestId,
+    });
   }
 
   /** Ends the call: whatever runs it now (or next) rejects with `reason`. The first reason wins. */
@@ -102,6 +125,14 @@ export class UpstreamCall implements CallSpec, Endable {
     this.listening = undefined;
     this.held?.release();
     this.held = undefined;
+  }
+
+  /** Takes the status and attempts of the shared call it waited on, if any, as its own: read once its caller has the answer. */
+  learn(): void {
+    const shared = this.sharedWith;
+    if (!shared) return;
+    this.attempts = shared.attempts;
+    this.status = shared.status;
   }
 
   /** Its last request is over: nothing is left for its timer to end. */

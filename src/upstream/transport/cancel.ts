@@ -27,6 +27,37 @@ function abortedByCaller(call: UpstreamCall): void {
 }
 
 /**
+ * How long a call runs before its caller's signal is listened to. Most calls are answered sooner, and
+ * their request then never adds a listener (on the request's signal of Yoga's server adapter, a
+ * proxied EventTarget, the most costly step of a short call: bench/PHASES.md). A caller's abort
+ * still ends every call: one still young when it happens ends within two periods, at the check.
+ */
+export const LISTEN_AFTER_MS = 20;
+
+/**
+ * The calls with a signal, by age: `young` started in the current period, `aging` in the one before.
+ * Each period, the aging calls still running get their signal listened to (or end at once, when it
+ * already aborted), and the young ones' set becomes the aging one. A call answered leaves its set
+ * (`UpstreamCall.release`).
+ */
+let young = new Set<UpstreamCall>();
+let aging = new Set<UpstreamCall>();
+let checking: NodeJS.Timeout | undefined;
+
+function check(): void {
+  const old = aging;
+  aging = young;
+  young = new Set();
+  for (const call of old) {
+    const signal = call.scope!.signal!;
+    if (signal.aborted) abortedByCaller(call);
+    else (call.listening = callsOf(signal)).add(call);
+  }
+  // Unreferenced: a call in flight keeps the process alive by its socket, not by this check.
+  checking = aging.size > 0 ? setTimeout(check, LISTEN_AFTER_MS).unref() : undefined;
+}
+
+/**
  * The caller's abort ends its call: the request in flight, or its wait on a shared call (share.ts),
  * which goes on for the others. The call is listed under its signal until its caller has the answer
  * (`UpstreamCall.release`, by the ledger layer): no promise of its own. Calls without a signal pass straight through.
@@ -35,6 +66,9 @@ export const cancel: Layer = (next) =>
   function cancellable(call) {
     const signal = call.scope?.signal;
     if (signal?.aborted) abortedByCaller(call);
-    else if (signal) (call.listening = callsOf(signal)).add(call);
+    else if (signal) {
+      (call.listening = young).add(call);
+      checking ??= setTimeout(check, LISTEN_AFTER_MS).unref();
+    }
     return next(call);
   };

@@ -38,6 +38,7 @@ export function ledger(onRequest: ((info: RequestInfo) => void) | undefined): La
       }
       return sent.then(
         (value) => {
+          call.learn();
           call.release();
           if (onRequest || call.scope?.ledger) {
             const { service, method, route, status, attempts } = call;
@@ -46,6 +47,7 @@ export function ledger(onRequest: ((info: RequestInfo) => void) | undefined): La
           return value;
         },
         (error: unknown) => {
+          call.learn();
           call.release();
           const failure = toUpstreamError(call.service, error, call.status);
           if (onRequest || call.scope?.ledger) write(call, failed(call, failure, performance.now() - started));

@@ -1,6 +1,6 @@
 import { sha256 } from '../../hashing.js';
 import { InFlight } from '../../inflight.js';
-import { UpstreamCall, type Layer } from './call.js';
+import type { Layer, UpstreamCall } from './call.js';
 import { passDeadline } from './deadline.js';
 
 /**
@@ -10,7 +10,8 @@ import { passDeadline } from './deadline.js';
  * body's size (`onBytes`) is its own.
  *
  * `defaultHeaders` is the object a call without headers of its own carries: those are keyed as they
- * are; other headers (credentials) by their hash, never held as they are.
+ * are; other headers (credentials) by their caller's key (`caller`, the hash the request made of its
+ * credentials) or else by their own hash, never held as they are.
  */
 export function share(defaultHeaders: Record<string, string>): Layer {
   return (next) => {
@@ -21,12 +22,13 @@ export function share(defaultHeaders: Record<string, string>): Layer {
       if (call.method !== 'GET' || call.onBytes) return next(call);
       // Its caller already left: nothing to start or join.
       if (call.endedBy) return Promise.reject(call.endedBy);
-      const who = call.headers === defaultHeaders ? '' : callerOf(call.headers);
-      const key = `${call.path}\n${call.route}\n${call.maxBytes}\n${who}`;
+      const who = call.headers === defaultHeaders ? '' : (call.caller ?? callerOf(call.headers));
+      // Keyed by caller and path; a flight of another route label or body cap is not joined, but replaced in the listing.
+      const key = who === '' ? call.path : `${who}\n${call.path}`;
       let flight = inFlight.get(key);
       // A shared call already ended (its last waiter left, or its timeout passed) is not joined: its end is on its way.
-      if (!flight || flight.meta.endedBy) {
-        const shared = new UpstreamCall({ ...call, onBytes: undefined, scope: undefined });
+      if (!flight || flight.meta.endedBy || flight.meta.route !== call.route || flight.meta.maxBytes !== call.maxBytes) {
+        const shared = call.forEveryone();
         flight = inFlight.start(key, () => next(shared), { meta: shared, abandoned: (reason) => shared.end(reason) });
       }
       const shared = flight.meta;
@@ -35,20 +37,9 @@ export function share(defaultHeaders: Record<string, string>): Layer {
       const early = call.deadlineAt < shared.endsAt;
       const waiter = flight.join(early ? { deadlineAt: call.deadlineAt, expired: () => expire(call) } : {});
       call.runs(waiter);
-      const learn = () => {
-        call.attempts = shared.attempts;
-        call.status = shared.status;
-      };
-      return waiter.answer.then(
-        (value) => {
-          learn();
-          return value;
-        },
-        (error: unknown) => {
-          learn();
-          throw error;
-        },
-      );
+      // Its caller learns the shared call's status and attempts once answered (the ledger's `learn`), without a step of its own.
+      call.sharedWith = shared;
+      return waiter.answer;
     };
   };
 }
