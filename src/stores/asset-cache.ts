@@ -204,18 +204,19 @@ export function createAssetCache(deps: AssetCacheDeps, options: AssetCacheOption
   return {
     rememberTokens: (tokens) => tokenRecords.remember(tokens),
 
-    held: (assetId, need, scope) => (isValidAssetId(assetId) ? held(assetId, need, scope) : { asset: null, asked: false }),
+    // Only valid ids are ever fetched, so a held copy's id is valid: the id is checked only when none is held.
+    held: (assetId, need, scope) => held(assetId, need, scope) ?? (isValidAssetId(assetId) ? undefined : { asset: null, asked: false }),
 
     holds(assetId, need) {
-      if (!isValidAssetId(assetId)) return true;
       const copy = copies.get(assetId);
-      return copy !== undefined && now() - copy.fetchedAt < ttlOf(copy, need) + o.staleWhileRevalidateMs;
+      if (!copy) return !isValidAssetId(assetId);
+      return now() - copy.fetchedAt < ttlOf(copy, need) + o.staleWhileRevalidateMs;
     },
 
     async get(assetId, need, scope) {
-      if (!isValidAssetId(assetId)) return { asset: null, asked: false };
       const answer = held(assetId, need, scope);
       if (answer) return answer;
+      if (!isValidAssetId(assetId)) return { asset: null, asked: false };
       try {
         const fetched = await untilDeadline(copies.fetch(assetId, upstream.assets, 'primary', scope), scope?.deadline, 'assets');
         return serve(fetched, need, 'ORIGIN', true, scope);
