@@ -82,7 +82,7 @@ export class AssetsSource {
     if (priced === undefined) {
       const { assetCache } = this.#services;
       // A held copy with a price within its TTL answers at once.
-      const lookup = assetCache.held(loaded.assetId, 'price', this.#scope);
+      const lookup = assetCache.held(loaded.assetId, 'price', this.#scope, loaded);
       priced = lookup ? lookup.asset : assetCache.get(loaded.assetId, 'price', this.#scope).then((answer) => answer.asset);
       prices.set(loaded, priced);
     }

@@ -55,8 +55,9 @@ export interface AssetCache {
   /**
    * `get`'s answer when a held copy gives it (fresh for `need`, or stale within the revalidation window,
    * whose refresh it starts), at once and without a promise; undefined when only a call can answer.
+   * `served`: a view of this asset the request was served already; its copy answers when fresh for `need`.
    */
-  held(assetId: string, need: AssetNeed, scope?: CallScope): AssetLookup | undefined;
+  held(assetId: string, need: AssetNeed, scope?: CallScope, served?: AssetView): AssetLookup | undefined;
   /**
    * Whether `get` for `need` would answer without a call now (an invalid id, or a held copy fresh or
    * within its revalidation window), looking only: no refresh started, nothing counted.
@@ -131,6 +132,8 @@ export function createAssetCache(deps: AssetCacheDeps, options: AssetCacheOption
 
   // The views served of each copy, by source (a copy is replaced, not changed, when fetched again).
   const viewsOf = new WeakMap<Copy, Partial<Record<FreshnessSource, AssetView>>>();
+  // The copy each view was made of, for a request's price lookup after its metadata lookup (`served`).
+  const copyOfView = new WeakMap<AssetView, Copy>();
   // Counted for every token of every screen (dozens a request): tallied, the counter told on collection.
   const lookups = tallyCounter({
     name: 'gateway_asset_lookups_total',
@@ -156,7 +159,12 @@ export function createAssetCache(deps: AssetCacheDeps, options: AssetCacheOption
   function viewOf(copy: Copy, asset: Asset, source: FreshnessSource): AssetView {
     let views = viewsOf.get(copy);
     if (!views) viewsOf.set(copy, (views = {}));
-    return (views[source] ??= { ...asset, freshness: freshnessAt(source, copy.fetchedAt) });
+    let view = views[source];
+    if (!view) {
+      views[source] = view = { ...asset, freshness: freshnessAt(source, copy.fetchedAt) };
+      copyOfView.set(view, copy);
+    }
+    return view;
   }
 
   async function afterFailure(assetId: string, need: AssetNeed, error: unknown, scope: CallScope | undefined): Promise<AssetLookup> {
@@ -205,7 +213,14 @@ export function createAssetCache(deps: AssetCacheDeps, options: AssetCacheOption
     rememberTokens: (tokens) => tokenRecords.remember(tokens),
 
     // Only valid ids are ever fetched, so a held copy's id is valid: the id is checked only when none is held.
-    held: (assetId, need, scope) => held(assetId, need, scope) ?? (isValidAssetId(assetId) ? undefined : { asset: null, asked: false }),
+    held(assetId, need, scope, served) {
+      // The copy of a view this request was served, fresh for this need too: the held copies' answer, not looked up again.
+      const copy = served && copyOfView.get(served);
+      if (copy && now() - copy.fetchedAt < ttlOf(copy, need) && accepted(scope?.freshness, copy.fetchedAt, now)) {
+        return serve(copy, need, copy.origin === 'primary' ? 'CACHE' : 'FALLBACK', false, scope);
+      }
+      return held(assetId, need, scope) ?? (isValidAssetId(assetId) ? undefined : { asset: null, asked: false });
+    },
 
     holds(assetId, need) {
       const copy = copies.get(assetId);
