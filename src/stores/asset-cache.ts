@@ -1,11 +1,11 @@
 import type { Registry } from 'prom-client';
-import { tallyCounter } from '../metrics.js';
 import type { Logger } from '../logger.js';
 import { freshnessAt, isValidAssetId, type Asset, type AssetView, type FreshnessSource, type TokenRef } from '../models/index.js';
 import { isUpstreamError } from '../upstream/errors.js';
 import type { Upstream } from '../upstream/index.js';
 import { type CallScope, isDeadlineExceeded, untilDeadline } from '../operation/index.js';
 import { createCopies, type Copy } from './assets/copies.js';
+import { assetLookupCounter } from './assets/lookups.js';
 import { assetFromToken, createTokenRecords } from './assets/tokens.js';
 import { accepted } from './freshness.js';
 
@@ -134,19 +134,13 @@ export function createAssetCache(deps: AssetCacheDeps, options: AssetCacheOption
   const viewsOf = new WeakMap<Copy, Partial<Record<FreshnessSource, AssetView>>>();
   // The copy each view was made of, for a request's price lookup after its metadata lookup (`served`).
   const copyOfView = new WeakMap<AssetView, Copy>();
-  // Counted for every token of every screen (dozens a request): tallied, the counter told on collection.
-  const lookups = tallyCounter({
-    name: 'gateway_asset_lookups_total',
-    help: 'Asset lookups through the shared asset cache, by what they needed fresh and the metadata source served.',
-    labelNames: ['need', 'source'] as const,
-    registers: [deps.registry],
-  });
+  const countLookup = assetLookupCounter(deps.registry);
 
   const ttlOf = (copy: Copy, need: AssetNeed): number =>
     copy.asset === null ? o.notFoundTtlMs : need === 'price' ? o.priceTtlMs : o.metadataTtlMs;
 
   function serve(copy: Copy, need: AssetNeed, source: FreshnessSource, asked: boolean, scope: CallScope | undefined): AssetLookup {
-    lookups.count(need, source);
+    countLookup(need, source);
     if (source !== 'ORIGIN') scope?.ledger?.cacheUse(source);
     return { asset: copy.asset && viewOf(copy, copy.asset, source), asked };
   }
@@ -185,7 +179,7 @@ export function createAssetCache(deps: AssetCacheDeps, options: AssetCacheOption
 
     const record = tokenRecords.get(assetId);
     if (record) {
-      lookups.count(need, 'FALLBACK');
+      countLookup(need, 'FALLBACK');
       scope?.ledger?.cacheUse('FALLBACK');
       const asset = assetFromToken(record.token);
       return { asset: { ...asset, freshness: freshnessAt('FALLBACK', record.seenAt), priceUnavailable: true }, asked: true };
