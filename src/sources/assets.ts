@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import { freshnessAt, isValidAssetId, type AssetPriceView, type AssetSearchPage, type AssetView, type PriceHistory, type Resolution, type TokenRef } from '../models/index.js';
+import { freshnessAt, type AssetPriceView, type AssetSearchPage, type AssetView, type PriceHistory, type Resolution, type TokenRef } from '../models/index.js';
 import type { Services } from '../services.js';
 import type { SearchAssetsParams } from '../upstream/index.js';
 import { assetFromToken } from '../stores/asset-cache.js';
@@ -82,7 +82,7 @@ export class AssetsSource {
     if (priced === undefined) {
       const { assetCache } = this.#services;
       // A held copy with a price within its TTL answers at once.
-      const lookup = assetCache.held(loaded.assetId, 'price', this.#scope);
+      const lookup = assetCache.held(loaded.assetId, 'price', this.#scope, loaded);
       priced = lookup ? lookup.asset : assetCache.get(loaded.assetId, 'price', this.#scope).then((answer) => answer.asset);
       prices.set(loaded, priced);
     }
@@ -108,9 +108,9 @@ export class AssetsSource {
     if (held) return held;
     this.#services.assetCache.rememberTokens([ref]);
     // The cache falls back to the record just remembered when the service fails, so a null here
-    // means the assets service does not know the token (or its id cannot be looked up): the record
-    // is then all there is, and a missing price is simply unknown.
-    if (!isValidAssetId(ref.assetId)) return fromRecord(ref, false);
+    // means the assets service does not know the token (or its id cannot be looked up: the cache
+    // answers null for an invalid id, and checks it only when it holds no copy): the record is then
+    // all there is, and a missing price is simply unknown.
     const found = this.#assetNow(ref.assetId);
     if (!(found instanceof Promise)) return found ?? fromRecord(ref, false);
     return found.then(

@@ -1,11 +1,11 @@
 import type { Registry } from 'prom-client';
-import { tallyCounter } from '../metrics.js';
 import type { Logger } from '../logger.js';
 import { freshnessAt, isValidAssetId, type Asset, type AssetView, type FreshnessSource, type TokenRef } from '../models/index.js';
 import { isUpstreamError } from '../upstream/errors.js';
 import type { Upstream } from '../upstream/index.js';
 import { type CallScope, isDeadlineExceeded, untilDeadline } from '../operation/index.js';
 import { createCopies, type Copy } from './assets/copies.js';
+import { assetLookupCounter } from './assets/lookups.js';
 import { assetFromToken, createTokenRecords } from './assets/tokens.js';
 import { accepted } from './freshness.js';
 
@@ -55,8 +55,9 @@ export interface AssetCache {
   /**
    * `get`'s answer when a held copy gives it (fresh for `need`, or stale within the revalidation window,
    * whose refresh it starts), at once and without a promise; undefined when only a call can answer.
+   * `served`: a view of this asset the request was served already; its copy answers when fresh for `need`.
    */
-  held(assetId: string, need: AssetNeed, scope?: CallScope): AssetLookup | undefined;
+  held(assetId: string, need: AssetNeed, scope?: CallScope, served?: AssetView): AssetLookup | undefined;
   /**
    * Whether `get` for `need` would answer without a call now (an invalid id, or a held copy fresh or
    * within its revalidation window), looking only: no refresh started, nothing counted.
@@ -131,19 +132,15 @@ export function createAssetCache(deps: AssetCacheDeps, options: AssetCacheOption
 
   // The views served of each copy, by source (a copy is replaced, not changed, when fetched again).
   const viewsOf = new WeakMap<Copy, Partial<Record<FreshnessSource, AssetView>>>();
-  // Counted for every token of every screen (dozens a request): tallied, the counter told on collection.
-  const lookups = tallyCounter({
-    name: 'gateway_asset_lookups_total',
-    help: 'Asset lookups through the shared asset cache, by what they needed fresh and the metadata source served.',
-    labelNames: ['need', 'source'] as const,
-    registers: [deps.registry],
-  });
+  // The copy each view was made of, for a request's price lookup after its metadata lookup (`served`).
+  const copyOfView = new WeakMap<AssetView, Copy>();
+  const countLookup = assetLookupCounter(deps.registry);
 
   const ttlOf = (copy: Copy, need: AssetNeed): number =>
     copy.asset === null ? o.notFoundTtlMs : need === 'price' ? o.priceTtlMs : o.metadataTtlMs;
 
   function serve(copy: Copy, need: AssetNeed, source: FreshnessSource, asked: boolean, scope: CallScope | undefined): AssetLookup {
-    lookups.count(need, source);
+    countLookup(need, source);
     if (source !== 'ORIGIN') scope?.ledger?.cacheUse(source);
     return { asset: copy.asset && viewOf(copy, copy.asset, source), asked };
   }
@@ -156,7 +153,12 @@ export function createAssetCache(deps: AssetCacheDeps, options: AssetCacheOption
   function viewOf(copy: Copy, asset: Asset, source: FreshnessSource): AssetView {
     let views = viewsOf.get(copy);
     if (!views) viewsOf.set(copy, (views = {}));
-    return (views[source] ??= { ...asset, freshness: freshnessAt(source, copy.fetchedAt) });
+    let view = views[source];
+    if (!view) {
+      views[source] = view = { ...asset, freshness: freshnessAt(source, copy.fetchedAt) };
+      copyOfView.set(view, copy);
+    }
+    return view;
   }
 
   async function afterFailure(assetId: string, need: AssetNeed, error: unknown, scope: CallScope | undefined): Promise<AssetLookup> {
@@ -177,7 +179,7 @@ export function createAssetCache(deps: AssetCacheDeps, options: AssetCacheOption
 
     const record = tokenRecords.get(assetId);
     if (record) {
-      lookups.count(need, 'FALLBACK');
+      countLookup(need, 'FALLBACK');
       scope?.ledger?.cacheUse('FALLBACK');
       const asset = assetFromToken(record.token);
       return { asset: { ...asset, freshness: freshnessAt('FALLBACK', record.seenAt), priceUnavailable: true }, asked: true };
@@ -204,18 +206,26 @@ export function createAssetCache(deps: AssetCacheDeps, options: AssetCacheOption
   return {
     rememberTokens: (tokens) => tokenRecords.remember(tokens),
 
-    held: (assetId, need, scope) => (isValidAssetId(assetId) ? held(assetId, need, scope) : { asset: null, asked: false }),
+    // Only valid ids are ever fetched, so a held copy's id is valid: the id is checked only when none is held.
+    held(assetId, need, scope, served) {
+      // The copy of a view this request was served, fresh for this need too: the held copies' answer, not looked up again.
+      const copy = served && copyOfView.get(served);
+      if (copy && now() - copy.fetchedAt < ttlOf(copy, need) && accepted(scope?.freshness, copy.fetchedAt, now)) {
+        return serve(copy, need, copy.origin === 'primary' ? 'CACHE' : 'FALLBACK', false, scope);
+      }
+      return held(assetId, need, scope) ?? (isValidAssetId(assetId) ? undefined : { asset: null, asked: false });
+    },
 
     holds(assetId, need) {
-      if (!isValidAssetId(assetId)) return true;
       const copy = copies.get(assetId);
-      return copy !== undefined && now() - copy.fetchedAt < ttlOf(copy, need) + o.staleWhileRevalidateMs;
+      if (!copy) return !isValidAssetId(assetId);
+      return now() - copy.fetchedAt < ttlOf(copy, need) + o.staleWhileRevalidateMs;
     },
 
     async get(assetId, need, scope) {
-      if (!isValidAssetId(assetId)) return { asset: null, asked: false };
       const answer = held(assetId, need, scope);
       if (answer) return answer;
+      if (!isValidAssetId(assetId)) return { asset: null, asked: false };
       try {
         const fetched = await untilDeadline(copies.fetch(assetId, upstream.assets, 'primary', scope), scope?.deadline, 'assets');
         return serve(fetched, need, 'ORIGIN', true, scope);

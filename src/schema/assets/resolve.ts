@@ -1,4 +1,3 @@
-import { completeValue } from '@pothos/core';
 import type { Context } from '../../context.js';
 import { upstreamUnavailable } from '../../errors.js';
 import type { AssetPriceView, AssetView, TokenRef } from '../../models/index.js';
@@ -8,19 +7,20 @@ import type { AssetPriceView, AssetView, TokenRef } from '../../models/index.js'
  * is held (a complete view, a price within its TTL), and waits only for what must be loaded.
  */
 
-/** The complete asset behind a view: search results carry only the summary, the rest is loaded when asked for. */
-function complete(asset: AssetView, ctx: Context): AssetView | Promise<AssetView | null> {
-  return asset.summaryOnly ? loadAsset(asset.assetId, ctx) : asset;
-}
-
-/** One field of the complete asset: at once when the view is complete, else once the rest is loaded. */
+/** One field of the complete asset: at once when the view is complete (search results carry only the summary: the rest is loaded when asked for). */
 export function completed<R>(asset: AssetView, ctx: Context, field: (complete: AssetView | null) => R): R | Promise<R> {
-  return completeValue(complete(asset, ctx), field);
+  return asset.summaryOnly ? loadAsset(asset.assetId, ctx).then(field) : field(asset);
 }
 
 /** The `AssetPrice` of an asset, completed and its price looked up (at once when a held copy has it). */
 export function assetPrice(view: AssetView, ctx: Context): AssetPriceView | null | Promise<AssetPriceView | null> {
-  return completeValue(complete(view, ctx), (asset) => (asset ? completeValue(ctx.assets.price(asset), (priced) => priceView(priced, ctx)) : null));
+  return view.summaryOnly ? loadAsset(view.assetId, ctx).then((asset) => (asset ? pricedView(asset, ctx) : null)) : pricedView(view, ctx);
+}
+
+/** A complete asset's price view; without a promise when its price is held (most tokens of a page: no closure made either). */
+function pricedView(asset: AssetView, ctx: Context): AssetPriceView | null | Promise<AssetPriceView | null> {
+  const priced = ctx.assets.price(asset);
+  return priced instanceof Promise ? priced.then((answer) => priceView(answer, ctx)) : priceView(priced, ctx);
 }
 
 function priceView(priced: AssetView | null, ctx: Context): AssetPriceView | null {

@@ -1,5 +1,6 @@
 import { badUserInput } from '../../errors.js';
 import { sha256 } from '../../hashing.js';
+import { countedCache } from '../../held.js';
 
 /**
  * Opaque connection cursors: base64url JSON of a payload each connection types and checks itself
@@ -93,9 +94,18 @@ export function decodeCursor<T>(
   return payload;
 }
 
+/** Arguments longer than this (in canonical JSON) are digested each time rather than kept. */
+const FINGERPRINT_KEY_MAX = 512;
+/** Digests by canonical arguments: a screen pages the same few argument sets on every request, each hashed once. */
+const fingerprints = countedCache<string, { digest: string }>({ name: 'cursor_fingerprints', max: 1024, entryBytes: 2 * FINGERPRINT_KEY_MAX + 150 });
+
 /** A short digest of the arguments a cursor pages (in a canonical form), so that it is used with those only. */
 export function cursorFingerprint(args: unknown): string {
-  return sha256(JSON.stringify(args)).slice(0, 16);
+  const json = JSON.stringify(args);
+  if (json.length > FINGERPRINT_KEY_MAX) return sha256(json).slice(0, 16);
+  let held = fingerprints.get(json);
+  if (!held) fingerprints.set(json, (held = { digest: sha256(json).slice(0, 16) }));
+  return held.digest;
 }
 
 /** A payload's fields when it is a JSON object, else null. */
