@@ -114,12 +114,16 @@ type Cached = NonNullable<ReturnType<ResponseCacheReader['keyOf']>>;
 function refresh(reader: ResponseCacheReader, key: string, request: HitRequest, req: IncomingMessage): void {
   try {
     reader.refresh(key, () => {
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+      const headers: Record<string, string> = {};
+      for (const name in req.headers) {
+        const value = req.headers[name];
+        if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+      }
       // A persisted document is named as the client named it: the refresh runs what the client may run.
       const params = { query: request.query, operationName: request.operationName, variables: request.variables, ...request.named };
-      // The refresh runs in process (yoga.fetch): its URL names the endpoint only.
-      return { request: new Request('http://localhost/graphql', { headers }), params, serverContext: { req } };
+      // The refresh runs in process (yoga.fetch): its URL names the endpoint only. No Fetch API request
+      // is made for it here: the refresher builds the one it sends.
+      return { request: { url: 'http://localhost/graphql', headers }, params, serverContext: { req } };
     });
   } catch {
     // Not refreshed: the entry ends with its grace period, and a request then executes.

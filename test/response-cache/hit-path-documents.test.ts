@@ -117,3 +117,31 @@ describe('APQ on the fast path (no manifest)', () => {
     }
   });
 });
+
+describe('a stale trusted document on the fast path', () => {
+  const TTL_MS = 300;
+  const gw: TestGateway = useTestGateway({
+    config: {
+      responseCache: true,
+      persistedDocuments: manifestPath,
+      allowArbitraryDocuments: false,
+      responseCacheGraceMs: 60_000,
+      responseCacheTtlMs: { markets: TTL_MS, prices: TTL_MS, metadata: TTL_MS, private: TTL_MS },
+    },
+  });
+  const { servers } = useParityServers(gw);
+  const executions = async () => Number(/^gateway_executions_total\{shared="false"\} (\d+)/m.exec(await gw.services.registry.metrics())?.[1] ?? 0);
+
+  it('is refreshed by its id, where a text of its own would be refused', async () => {
+    const raw = post({ documentId: marketsPageId, variables: { first: 2 } });
+    await sendRaw(portOf(servers.fast), raw);
+    const before = await executions();
+    await new Promise((resolve) => setTimeout(resolve, TTL_MS + 100));
+    const answered = servers.answeredFast;
+    const stale = parts(await sendRaw(portOf(servers.fast), raw), false);
+    expect(servers.answeredFast).toBe(answered + 1);
+    expect(stale.maxAge).toBe(0);
+    // Sent again as its text, the refresh would be refused before it executes.
+    await expect.poll(executions).toBe(before + 1);
+  });
+});
