@@ -15,8 +15,8 @@ import { boundedParseCache, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_NESTING, nestsDeepe
 import { useJitExecution } from './plugins/jit.js';
 import { DEFAULT_MAX_QUERY_CALLS, useQueryCost } from './plugins/query-cost.js';
 import { useCollapseInflight } from './plugins/collapse-inflight.js';
-import { createGatewayResponseCache, type ResponseCacheReader } from './response-cache/plugin.js';
-import { createHitPath, type CorsOptions, type HitPath } from './fast-path/hits.js';
+import { createGatewayResponseCache } from './response-cache/plugin.js';
+import { createHitPath, type CorsOptions, type HitPath, type HitPathOptions } from './fast-path/hits.js';
 import type { Phase } from './plugins/readiness.js';
 import { yogaLogging } from './plugins/error-log.js';
 import { useExecutionResults } from './plugins/execution-results.js';
@@ -169,7 +169,7 @@ export function createApp(options: AppOptions): App {
   });
 
   // With tracing on every request takes the pipeline, which traces it.
-  const hits = cache && !config.tracing ? hitPath(cache.reader, config, corsFor, rateLimit.countCachedAnswer) : undefined;
+  const hits = cache && !config.tracing ? hitPath({ reader: cache.reader, persisted: trustedDocuments.persisted }, config, corsFor, rateLimit.countCachedAnswer) : undefined;
   return {
     yoga,
     setDraining: (draining) => (phase = draining ? 'draining' : 'ready'),
@@ -179,8 +179,8 @@ export function createApp(options: AppOptions): App {
   };
 }
 
-function hitPath(reader: ResponseCacheReader, config: Readonly<Config>, cors: (origin: string) => CorsOptions | false, countOperation: Parameters<typeof createHitPath>[0]['countOperation']): HitPath {
-  return createHitPath({ reader, debugLedger: config.debugLedger, ...(config.corsOrigins.length ? { cors } : {}), ...(countOperation ? { countOperation } : {}) });
+function hitPath(lookups: Pick<HitPathOptions, 'reader' | 'persisted'>, config: Readonly<Config>, cors: (origin: string) => CorsOptions | false, countOperation: HitPathOptions['countOperation']): HitPath {
+  return createHitPath({ ...lookups, debugLedger: config.debugLedger, ...(config.corsOrigins.length ? { cors } : {}), ...(countOperation ? { countOperation } : {}) });
 }
 
 /** The response cache, over a store in Redis when the replicas share one, else in process, bounded by bytes. */

@@ -1,3 +1,4 @@
+import { credentialsDigest } from './subscriber-key.js';
 import type { SubscriberCredentials } from './upstream/index.js';
 
 /**
@@ -15,10 +16,28 @@ export function readCredentials(headers: Pick<Headers, 'get'>): Credentials {
   const authorization = normalizeAuthorization(headers.get('authorization'));
   const clientKey = headers.get('x-service-client-key')?.trim() || null;
   const apiKey = headers.get('x-service-api-key')?.trim() || null;
-  return {
-    subscriber: authorization ? { authorization, ...(clientKey ? { clientKey } : {}) } : null,
-    apiKey,
-  };
+  return { subscriber: authorization ? new ReadSubscriber(authorization, clientKey) : null, apiKey };
+}
+
+/**
+ * Subscriber credentials as a request's headers carry them, their key kept in a private field once
+ * made: a WeakMap entry for each request's new object cost as much as the hash itself on a cached
+ * hit's path (bench/PHASES.md, "cached hit"). Its own properties are those of a plain object.
+ */
+class ReadSubscriber implements SubscriberCredentials {
+  declare readonly clientKey?: string;
+  #key: string | undefined;
+
+  constructor(
+    readonly authorization: string,
+    clientKey: string | null,
+  ) {
+    if (clientKey) (this as { clientKey?: string }).clientKey = clientKey;
+  }
+
+  get key(): string {
+    return (this.#key ??= credentialsDigest(this));
+  }
 }
 
 /**

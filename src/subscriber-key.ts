@@ -9,9 +9,17 @@ import type { SubscriberCredentials } from './upstream/alerts/client-types.js';
  * re-exports it; the client cannot import credentials.ts, which imports the clients' types).
  */
 export function subscriberKey(credentials: SubscriberCredentials): string {
+  // Credentials read from a request's headers keep their key themselves (credentials.ts): no WeakMap entry per request.
+  const own = (credentials as { readonly key?: unknown }).key;
+  if (typeof own === 'string') return own;
   let key = keys.get(credentials);
-  if (key === undefined) keys.set(credentials, (key = sha256(`${credentials.authorization}\n${credentials.clientKey ?? ''}`, 'hex')));
+  if (key === undefined) keys.set(credentials, (key = credentialsDigest(credentials)));
   return key;
+}
+
+/** The SHA-256 of everything the alerts service identifies a subscriber by. */
+export function credentialsDigest(credentials: SubscriberCredentials): string {
+  return sha256(`${credentials.authorization}\n${credentials.clientKey ?? ''}`, 'hex');
 }
 
 /**

@@ -3,6 +3,8 @@
  *
  *   npm run build && node --import tsx bench/phases/profile.ts <mobile-cold|markets> <gateway-cold|gateway-off|baseline> [requests] [dir]
  *
+ * The bare server (`bare`) answers with the bytes of the file `BODY_FILE` names (bench/phases/hits.ts writes one).
+ *
  * The server runs as in the throughput bench (production's command and flags, pinned to core 1) with
  * `--cpu-prof`; 1,000 unmeasured requests warm its JIT, then `requests` (default 2,000) are measured at
  * 50 connections. Writes `<dir>/window.json` (the measured window on the monotonic clock both processes
@@ -36,7 +38,7 @@ if (entry) rig.gatewayEntry = resolve(entry);
 rig.nodeFlags = ['--cpu-prof', ...(interval ? [`--cpu-prof-interval=${interval}`] : []), `--cpu-prof-dir=${dir}`];
 try {
   const screen = screenOf(screenName);
-  const target = await startTarget(rig, kind);
+  const target = await startTarget(rig, kind, process.env['BODY_FILE']);
   try {
     const run = async (amount: number) => {
       const state: WindowState = { lastResponseAt: 0, graphqlErrors: 0, firstError: null, lastGoodBody: null };

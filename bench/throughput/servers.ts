@@ -40,7 +40,7 @@ export async function startTarget(rig: Rig, kind: ServerKind, bodyFile?: string)
     proc = startNode([...NODE_FLAGS, ...(rig.nodeFlags ?? []), rig.baselineJs], { ...rig.env, PORT: String(port) }, core);
     health = `http://127.0.0.1:${port}/health`;
   } else {
-    proc = startNode([...NODE_FLAGS, '--import', 'tsx', join(ROOT, 'bench/throughput/bare.ts')], { ...rig.env, PORT: String(port), BODY_FILE: bodyFile }, core);
+    proc = startNode([...NODE_FLAGS, ...(rig.nodeFlags ?? []), '--import', 'tsx', join(ROOT, 'bench/throughput/bare.ts')], { ...rig.env, PORT: String(port), BODY_FILE: bodyFile }, core);
     health = `http://127.0.0.1:${port}/`;
   }
   try {

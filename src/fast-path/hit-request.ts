@@ -2,6 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import { readCacheControl, type RequestCacheControl } from '../cache-control.js';
 import { readCredentials, type Credentials } from '../credentials.js';
 import { requestShapeRefusal } from '../plugins/request-shape.js';
+import type { PersistedDocuments } from '../plugins/trusted-documents.js';
+import { documentText, type NamedDocument } from './persisted.js';
 
 /**
  * What the fast path for hits (hits.ts) reads of a node request, read as Yoga's pipeline would read it
@@ -13,6 +15,8 @@ export interface HitRequest {
   query: string;
   operationName: string | undefined;
   variables: Record<string, unknown> | undefined;
+  /** How a persisted document was named (`documentId`, or APQ's `extensions`): a stale entry's refresh names it so again. */
+  named?: { documentId?: string; extensions?: Record<string, unknown> };
   /** The answer's media type, as Yoga's result processors choose it from `Accept`. */
   mediaType: MediaType;
   cacheControl: RequestCacheControl;
@@ -25,8 +29,8 @@ export type MediaType = 'application/json' | 'application/graphql-response+json'
 
 /** The one path the fast path serves (a stream path, the webhook and the probes take the pipeline). */
 const GRAPHQL_PATH = '/graphql';
-/** Parameters a GraphQL request carries; any other in a POST body is Yoga's 400. */
-const PARAMETERS = new Set(['query', 'operationName', 'variables', 'extensions']);
+/** Parameters a GraphQL request carries (`documentId` names a trusted document); any other in a POST body is Yoga's 400. */
+const PARAMETERS = new Set(['query', 'operationName', 'variables', 'extensions', 'documentId']);
 /** Only printable ASCII in a GET's URL: anything else the Fetch API's URL would re-encode first. */
 const PLAIN_URL = /^[\x21-\x7e]*$/;
 /** What `X-Request-Timeout-Ms` must be (request-deadline.ts); anything else is the pipeline's 400. */
@@ -34,13 +38,16 @@ const TIMEOUT = /^\d{1,15}$/;
 
 /**
  * The request's reading, or null when the fast path leaves it to the pipeline: another path or
- * method, a body Yoga would parse otherwise or refuse, persisted documents and APQ (`documentId`,
- * `extensions`), the upstream ledger, `no-store` or `no-cache`, a preflight's headers, a timeout
- * header the pipeline refuses, or an `Accept` that no JSON answer satisfies.
+ * method, a body Yoga would parse otherwise or refuse, a document the trusted-documents plugins would
+ * not run as it is (persisted.ts), the upstream ledger, `no-store` or `no-cache`, a preflight's
+ * headers, a timeout header the pipeline refuses, or an `Accept` that no JSON answer satisfies. A
+ * `documentId` or an APQ hash is answered as the text it names, whose entry the two share.
  */
-export function readHitRequest(req: IncomingMessage, body: unknown, debugLedger: boolean): HitRequest | null {
-  const params = req.method === 'POST' ? postParams(req, body) : req.method === 'GET' ? getParams(req.url ?? '') : null;
-  if (!params || requestShapeRefusal(params)) return null;
+export function readHitRequest(req: IncomingMessage, body: unknown, debugLedger: boolean, persisted?: PersistedDocuments): HitRequest | null {
+  const sent = req.method === 'POST' ? postParams(req, body) : req.method === 'GET' ? getParams(req.url ?? '') : null;
+  if (!sent || requestShapeRefusal(sent)) return null;
+  const query = documentText(persisted, sent);
+  if (query === null) return null;
   const header = (name: string): string | null => {
     const value = req.headers[name];
     return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
@@ -51,40 +58,49 @@ export function readHitRequest(req: IncomingMessage, body: unknown, debugLedger:
   if (timeout !== undefined && (!TIMEOUT.test(timeout) || Number(timeout) === 0)) return null;
   const cacheControl = readCacheControl(header('cache-control'));
   if (cacheControl.noStore || cacheControl.noCache) return null;
-  const mediaType = mediaTypeOf(header('accept'));
+  const mediaType = knownMediaType(header('accept'));
   if (!mediaType) return null;
-  return { method: req.method as 'GET' | 'POST', ...params, mediaType, cacheControl, credentials: readCredentials({ get: header }), header };
+  const { operationName, variables, documentId, extensions } = sent;
+  const named = query === sent.query ? undefined : documentId != null ? { documentId: documentId as string } : { extensions: extensions as Record<string, unknown> };
+  return { method: req.method as 'GET' | 'POST', query, operationName, variables, ...(named ? { named } : {}), mediaType, cacheControl, credentials: readCredentials({ get: header }), header };
 }
 
-type Params = Pick<HitRequest, 'query' | 'operationName' | 'variables'>;
+/** The parameters as sent, the document not yet found. */
+type Sent = NamedDocument & Pick<HitRequest, 'operationName' | 'variables'>;
 
-/** A JSON POST's parameters from the body node-http.ts parsed: a plain query, nothing Yoga would refuse or look up. */
-function postParams(req: IncomingMessage, body: unknown): Params | null {
+/** A JSON POST's parameters from the body node-http.ts parsed, or null for any Yoga would refuse. */
+function postParams(req: IncomingMessage, body: unknown): Sent | null {
   if (!pathIs(req.url) || !isJsonPost(req.headers['content-type']) || typeof body !== 'object' || body === null || Array.isArray(body)) return null;
-  const { query, operationName, variables, extensions } = body as Record<string, unknown>;
+  const { query, operationName, variables, extensions, documentId } = body as Record<string, unknown>;
   for (const name in body) if (!PARAMETERS.has(name) && (body as Record<string, unknown>)[name] != null) return null;
-  if (typeof query !== 'string' || !query || extensions != null) return null;
   if (operationName != null && typeof operationName !== 'string') return null;
   if (variables != null && (typeof variables !== 'object' || Array.isArray(variables))) return null;
-  return { query, operationName: operationName ?? undefined, variables: (variables ?? undefined) as Params['variables'] };
+  return { query, documentId, extensions, operationName: operationName ?? undefined, variables: (variables ?? undefined) as Sent['variables'] };
 }
 
-/** A GET's parameters as plugins/url-params.ts reads them; null for a persisted document, extensions, or anything it would refuse. */
-function getParams(url: string): Params | null {
+/** A GET's parameters as plugins/url-params.ts and the trusted documents' `documentId` read them; null for anything they would refuse. */
+function getParams(url: string): Sent | null {
   const mark = url.indexOf('?');
   if (mark < 0 || url.slice(0, mark) !== GRAPHQL_PATH || !PLAIN_URL.test(url)) return null;
   const search = new URLSearchParams(url.slice(mark + 1));
-  const query = search.get('query');
-  if (!query || search.get('documentId') || search.get('extensions')) return null;
-  const raw = search.get('variables');
-  let variables: unknown;
+  const variables = jsonObject(search.get('variables'));
+  const extensions = jsonObject(search.get('extensions'));
+  if (variables === null || extensions === null) return null;
+  const named = { query: search.get('query') || undefined, documentId: search.get('documentId') || undefined, extensions };
+  return { ...named, operationName: search.get('operationName') || undefined, variables };
+}
+
+/** A URL parameter's JSON object, undefined when absent (or JSON null), null when it is not one (the pipeline's 400). */
+function jsonObject(raw: string | null): Record<string, unknown> | undefined | null {
+  if (!raw) return undefined;
+  let value: unknown;
   try {
-    variables = raw ? JSON.parse(raw) : undefined;
+    value = JSON.parse(raw);
   } catch {
     return null;
   }
-  if (variables != null && (typeof variables !== 'object' || Array.isArray(variables))) return null;
-  return { query, operationName: search.get('operationName') || undefined, variables: (variables ?? undefined) as Params['variables'] };
+  if (value === null) return undefined;
+  return typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
 }
 
 function pathIs(url: string | undefined): boolean {
@@ -93,9 +109,28 @@ function pathIs(url: string | undefined): boolean {
 
 /** The content types Yoga parses as a JSON body (its `isPOSTJsonRequest`). */
 function isJsonPost(contentType: string | undefined): boolean {
+  if (contentType === 'application/json') return true;
   const type = contentType?.split(',')[0];
   if (!type) return false;
   return ['application/json', 'application/graphql+json'].some((t) => type === t || type.startsWith(`${t};`));
+}
+
+/** Accept headers whose media type was read: a client sends the same one on every request. */
+const mediaTypes = new Map<string | null, MediaType | null>();
+/** Distinct Accept headers remembered, and the longest one remembered: any other is read each time. */
+const MEDIA_TYPES_REMEMBERED = 64;
+const MEDIA_TYPE_HEADER_CHARS = 256;
+
+/** `mediaTypeOf`, remembered per header value (its reading was a tenth of a hit's own work in the profile). */
+function knownMediaType(accept: string | null): MediaType | null {
+  let type = mediaTypes.get(accept);
+  if (type !== undefined) return type;
+  type = mediaTypeOf(accept);
+  if (accept === null || accept.length <= MEDIA_TYPE_HEADER_CHARS) {
+    if (mediaTypes.size >= MEDIA_TYPES_REMEMBERED) mediaTypes.clear();
+    mediaTypes.set(accept, type);
+  }
+  return type;
 }
 
 /**

@@ -3,6 +3,7 @@ import type { ExecutionResult } from 'graphql';
 import type { Credentials } from '../credentials.js';
 import { matches, representationTag, strongTag } from '../etag.js';
 import { COMPRESSION_THRESHOLD_BYTES, negotiate } from '../plugins/wire-encoding.js';
+import type { PersistedDocuments } from '../plugins/trusted-documents.js';
 import { acceptedRequestId } from '../request-id.js';
 import { wireFormsOf } from '../response-cache/held.js';
 import { readHitRequest, type HitRequest } from './hit-request.js';
@@ -21,6 +22,8 @@ export interface HitPathOptions {
   reader: ResponseCacheReader;
   /** Whether `X-Gateway-Debug: 1` asks for the upstream ledger (such an answer is its own: never a hit). */
   debugLedger: boolean;
+  /** The trusted documents and APQ the pipeline looks up (plugins/trusted-documents.ts): a `documentId` or hash is answered as its text. */
+  persisted?: PersistedDocuments;
   /** The CORS options for a request's `Origin` (Yoga's `cors` option), when CORS is on. */
   cors?: (origin: string) => CorsOptions | false;
   /**
@@ -48,7 +51,7 @@ export type HitPath = (req: IncomingMessage, res: ServerResponse, body: unknown)
 export function createHitPath(options: HitPathOptions): HitPath {
   const { reader } = options;
   return (req, res, body) => {
-    const request = readHitRequest(req, body, options.debugLedger);
+    const request = readHitRequest(req, body, options.debugLedger, options.persisted);
     if (!request) return false;
     const cached = reader.keyOf(request.query, request.operationName, request.variables, request.credentials.subscriber);
     if (!cached) return false;
@@ -111,11 +114,16 @@ type Cached = NonNullable<ReturnType<ResponseCacheReader['keyOf']>>;
 function refresh(reader: ResponseCacheReader, key: string, request: HitRequest, req: IncomingMessage): void {
   try {
     reader.refresh(key, () => {
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-      const params = { query: request.query, operationName: request.operationName, variables: request.variables };
-      // The refresh runs in process (yoga.fetch): its URL names the endpoint only.
-      return { request: new Request('http://localhost/graphql', { headers }), params, serverContext: { req } };
+      const headers: Record<string, string> = {};
+      for (const name in req.headers) {
+        const value = req.headers[name];
+        if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+      }
+      // A persisted document is named as the client named it: the refresh runs what the client may run.
+      const params = { query: request.query, operationName: request.operationName, variables: request.variables, ...request.named };
+      // The refresh runs in process (yoga.fetch): its URL names the endpoint only. No Fetch API request
+      // is made for it here: the refresher builds the one it sends.
+      return { request: { url: 'http://localhost/graphql', headers }, params, serverContext: { req } };
     });
   } catch {
     // Not refreshed: the entry ends with its grace period, and a request then executes.

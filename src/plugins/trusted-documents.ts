@@ -22,6 +22,19 @@ export interface TrustedDocumentsOptions {
   apqMaxBytes?: number;
 }
 
+/** How the lookup plugins find a persisted document: the fast path for hits (fast-path/persisted.ts) reads the same. */
+export interface PersistedDocuments {
+  /** Whether a manifest is loaded: only then is `documentId` read. */
+  manifest: boolean;
+  /** Whether a request's own document runs beside the manifest's. */
+  arbitrary: boolean;
+  apq: boolean;
+  /** What the manifest plugin runs for a `documentId` (or, with a manifest, an APQ hash): the manifest's, else one APQ registered. */
+  byId(id: string): string | undefined;
+  /** What APQ alone runs for a hash. */
+  byHash(hash: string): string | undefined;
+}
+
 /** Default bound of the APQ store: 8 MiB, at least 64 documents of the largest size admitted (64 KiB). */
 export const APQ_MAX_BYTES = 8 * 1024 * 1024;
 
@@ -30,18 +43,25 @@ export const APQ_MAX_BYTES = 8 * 1024 * 1024;
  * the POST body or as a GET query parameter) or by the APQ form `extensions.persistedQuery.sha256Hash`.
  * With a manifest, lookups go to it first, then to the APQ store; without one, APQ alone serves hashes.
  */
-export function useTrustedDocuments(options: TrustedDocumentsOptions): { lookup: Plugin[]; register: Plugin; operationNames: ReadonlySet<string> } {
+export function useTrustedDocuments(options: TrustedDocumentsOptions): { lookup: Plugin[]; register: Plugin; operationNames: ReadonlySet<string>; persisted: PersistedDocuments } {
   const manifest = options.manifestPath ? loadManifest(options.manifestPath) : null;
   const registered = options.apq
     ? heldLru('apq_documents', new LRUCache<string, string>({ maxSize: options.apqMaxBytes ?? APQ_MAX_BYTES, sizeCalculation: (query, hash) => 2 * (query.length + hash.length) }))
     : null;
   const plugins: Plugin[] = [];
+  const persisted: PersistedDocuments = {
+    manifest: manifest !== null,
+    arbitrary: options.allowArbitraryDocuments,
+    apq: registered !== null,
+    byId: (id) => manifest?.get(manifestKey(id)) ?? registered?.get(id),
+    byHash: (hash) => registered?.get(manifestKey(hash)),
+  };
 
   if (manifest) {
     plugins.push(
       usePersistedOperations({
         extractPersistedOperationId: documentId,
-        getPersistedOperation: (key) => manifest.get(manifestKey(key)) ?? registered?.get(key) ?? null,
+        getPersistedOperation: (key) => persisted.byId(key) ?? null,
         // An APQ registration carries its document: it is an arbitrary document too.
         allowArbitraryOperations: options.allowArbitraryDocuments,
         customErrors: {
@@ -62,6 +82,7 @@ export function useTrustedDocuments(options: TrustedDocumentsOptions): { lookup:
   if (registered) plugins.push(useAutomaticPersistedQueries(registered, pending, (hash) => manifest?.has(hash) ?? false));
   return {
     lookup: plugins,
+    persisted,
     // The operations the manifest defines: the only names the operation metrics carry (operation-metrics.ts).
     operationNames: new Set(manifest ? [...manifest.values()].flatMap(operationNamesOf) : []),
     // Placed after every plugin that may refuse an operation before it runs (document limits, armor,

@@ -7,9 +7,15 @@ import { heldLru } from '../held.js';
 
 /** Heap the remembered cache policies may hold: their documents' texts, two bytes a character, and the policy. */
 const POLICY_CACHE_BYTES = 4 * 1024 * 1024;
+/**
+ * Documents of one length remembered at once: a text is found by comparing it with those of its length,
+ * so this bounds the characters compared per lookup (a newer one of a full length replaces the oldest).
+ */
+const SAME_LENGTH_DOCUMENTS = 8;
 
 /** One document's remembered policy, and the hash of its text (made on its first cacheable request). */
 export interface KnownDocument {
+  readonly text: string;
   policy: CachePolicy | null;
   documentHash?: string;
   /** The key's hash for this document without an operation name or variables (a screen's usual request), made once. */
@@ -32,12 +38,23 @@ export interface DocumentPoliciesOptions {
  */
 export function createDocumentPolicies(options: DocumentPoliciesOptions) {
   let schema: GraphQLSchema | undefined;
+  let serial = 0;
+  // A request's text is a new string: a Map keyed by it hashes every character of it on each lookup
+  // (a hit's largest step after the socket, bench/PHASES.md "cached hit"), where comparing it with the
+  // few texts of its length stops at the first difference. The LRU, keyed by a serial, bounds and orders them.
+  const byLength = new Map<number, (KnownDocument & { serial: number })[]>();
   const policies = heldLru(
     'document_policies',
-    new LRUCache<string, KnownDocument>({
+    new LRUCache<number, KnownDocument & { serial: number }>({
       max: options.maxDocuments,
       maxSize: POLICY_CACHE_BYTES,
-      sizeCalculation: (_policy, query) => 2 * query.length + 512,
+      sizeCalculation: (known) => 2 * known.text.length + 512,
+      dispose: (known) => {
+        const same = byLength.get(known.text.length);
+        const at = same?.indexOf(known) ?? -1;
+        if (at >= 0) same!.splice(at, 1);
+        if (same?.length === 0) byLength.delete(known.text.length);
+      },
     }),
   );
 
@@ -50,16 +67,28 @@ export function createDocumentPolicies(options: DocumentPoliciesOptions) {
 
     /** The document's remembered policy (and hash): one lookup a request; null for a text the gateway refuses. */
     policyOf(query: string): KnownDocument | null {
-      let known = policies.get(query);
-      if (!known) {
-        if (!options.admissible(query)) return null;
-        let policy: CachePolicy | null = null;
-        try {
-          policy = schema ? documentPolicy(schema, parse(query), options.ttlMs) : null;
-        } catch {
-          // Unparsable: validation answers it; nothing to cache.
-        }
-        policies.set(query, (known = { policy }));
+      const same = byLength.get(query.length);
+      let known = same?.find((candidate) => candidate.text === query);
+      if (known) {
+        // Keeps its place in the LRU's order as a lookup by text would.
+        policies.get(known.serial);
+        return known;
+      }
+      if (!options.admissible(query)) return null;
+      let policy: CachePolicy | null = null;
+      try {
+        policy = schema ? documentPolicy(schema, parse(query), options.ttlMs) : null;
+      } catch {
+        // Unparsable: validation answers it; nothing to cache.
+      }
+      known = { text: query, policy, serial: ++serial };
+      if (same && same.length >= SAME_LENGTH_DOCUMENTS) policies.delete(same[0]!.serial);
+      policies.set(known.serial, known);
+      // A text larger than the whole bound is not kept by the LRU: it is not indexed either.
+      if (policies.has(known.serial)) {
+        const list = byLength.get(query.length);
+        if (list) list.push(known);
+        else byLength.set(query.length, [known]);
       }
       return known;
     },

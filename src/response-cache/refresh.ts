@@ -6,7 +6,8 @@ export type RunRefresh = (request: Request, serverContext: ServerContext) => Pro
 /** What a refresh sends again: the stale request's parameters and the node request it came on (its client address). */
 export interface RefreshOf {
   key: string;
-  request: Request;
+  /** The stale request's URL and headers (a Fetch API request, or the node request's headers as they came). */
+  request: { url: string; headers: HeadersInit };
   params: Record<string, unknown>;
   serverContext: ServerContext;
 }

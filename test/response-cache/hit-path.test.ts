@@ -1,9 +1,8 @@
-import { once } from 'node:events';
 import type { Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpServer, SERVER_TIMEOUTS } from '../../src/node-http.js';
 import { useTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { expectSameAnswer, parts, portOf, send, sendRaw, type Sent } from '../helpers/hit-parity.js';
 
 /**
  * Cached hits answered at the HTTP listener (src/response-cache/hits.ts) are the answers Yoga's whole
@@ -18,47 +17,6 @@ const PAGE = '{ markets(first: 20) { edges { node { marketId productName provide
 const SMALL = '{ markets(first: 2) { edges { node { marketId } } } }';
 const VIEWER = '{ viewer { id channels { key value verified } } }';
 const NAMED = 'query Page($first: Int) { markets(first: $first) { edges { node { marketId } } } }';
-
-interface Sent {
-  method?: 'GET' | 'POST';
-  query: string;
-  variables?: Record<string, unknown>;
-  operationName?: string;
-  headers?: Record<string, string>;
-}
-
-/** One GraphQL request on its own connection; the answer's raw bytes. */
-async function send(port: number, { method = 'POST', query, variables, operationName, headers = {} }: Sent): Promise<Buffer> {
-  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
-  if (method === 'GET') {
-    const search = new URLSearchParams({ query, ...(variables ? { variables: JSON.stringify(variables) } : {}), ...(operationName ? { operationName } : {}) });
-    return sendRaw(port, `GET /graphql?${search.toString()} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${lines}\r\n`);
-  }
-  const body = JSON.stringify({ query, variables, operationName });
-  return sendRaw(port, `POST /graphql HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${lines}\r\n${body}`);
-}
-
-/** A raw request on its own connection (kept open until the server closes it: `Connection: close`); the answer's raw bytes. */
-async function sendRaw(port: number, raw: string): Promise<Buffer> {
-  const socket = connect(port, '127.0.0.1');
-  await once(socket, 'connect');
-  const chunks: Buffer[] = [];
-  socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-  socket.write(raw);
-  await once(socket, 'close');
-  return Buffer.concat(chunks);
-}
-
-/** The head with the lines that differ between two identical answers normalized, and the body's bytes. */
-function parts(raw: Buffer, sentId: boolean): { head: string; body: Buffer; age: number | null; maxAge: number | null } {
-  const end = raw.indexOf('\r\n\r\n');
-  let head = raw.subarray(0, end).toString('latin1');
-  const age = /\r\nage: (\d+)/.exec(head)?.[1];
-  const maxAge = /max-age=(\d+)/.exec(head)?.[1];
-  head = head.replace(/\r\nDate: [^\r]+/, '\r\nDate: *').replace(/\r\nage: \d+/, '\r\nage: *').replace(/max-age=\d+/, 'max-age=*');
-  if (!sentId) head = head.replace(/\r\nx-request-id: [0-9a-f-]{36}/, '\r\nx-request-id: *');
-  return { head, body: raw.subarray(end + 4), age: age === undefined ? null : Number(age), maxAge: maxAge === undefined ? null : Number(maxAge) };
-}
 
 const gw: TestGateway = useTestGateway({ config: { responseCache: true, corsOrigins: [ORIGIN] }, resetControls: true });
 let plain: Server;
@@ -82,8 +40,6 @@ afterAll(async () => {
   }
 });
 
-const portOf = (server: Server) => (server.address() as AddressInfo).port;
-
 /** Sends `sent` through the pipeline and then through the fast path; both answers, and whether the fast path answered. */
 async function both(sent: Sent) {
   const sentId = sent.headers?.['x-request-id'] !== undefined;
@@ -91,13 +47,6 @@ async function both(sent: Sent) {
   const viaPipeline = parts(await send(portOf(plain), sent), sentId);
   const viaFast = parts(await send(portOf(fast), sent), sentId);
   return { viaPipeline, viaFast, fast: answeredFast - before === 1 };
-}
-
-/** A hit's Cache-Control counts down what Age counts up: together they make the TTL. */
-function expectSameAnswer({ viaPipeline, viaFast }: Awaited<ReturnType<typeof both>>) {
-  expect(viaFast.head).toBe(viaPipeline.head);
-  expect(viaFast.body.equals(viaPipeline.body)).toBe(true);
-  if (viaFast.age !== null) expect(viaFast.age + viaFast.maxAge!).toBe(viaPipeline.age! + viaPipeline.maxAge!);
 }
 
 describe('a cached hit on the fast path', () => {
