@@ -18,7 +18,7 @@ export interface HitRequest {
   cacheControl: RequestCacheControl;
   credentials: Credentials;
   /** A request header as the Fetch API's `Headers` would give it (repeated values joined). */
-  header(name: string): string | null;
+  header: (name: string) => string | null;
 }
 
 export type MediaType = 'application/json' | 'application/graphql-response+json';
@@ -38,7 +38,7 @@ const TIMEOUT = /^\d{1,15}$/;
  * `extensions`), the upstream ledger, `no-store` or `no-cache`, a preflight's headers, a timeout
  * header the pipeline refuses, or an `Accept` that no JSON answer satisfies.
  */
-export function readHitRequest(req: IncomingMessage, body: unknown, debugLedger: boolean): HitRequest | null {
+export function readHitRequest(req: IncomingMessage, body: unknown, debugLedger: boolean, executes = false): HitRequest | null {
   const params = req.method === 'POST' ? postParams(req, body) : req.method === 'GET' ? getParams(req.url ?? '') : null;
   if (!params || requestShapeRefusal(params)) return null;
   const header = (name: string): string | null => {
@@ -50,7 +50,8 @@ export function readHitRequest(req: IncomingMessage, body: unknown, debugLedger:
   const timeout = header('x-request-timeout-ms')?.trim();
   if (timeout !== undefined && (!TIMEOUT.test(timeout) || Number(timeout) === 0)) return null;
   const cacheControl = readCacheControl(header('cache-control'));
-  if (cacheControl.noStore || cacheControl.noCache) return null;
+  // The direct path (src/direct/, `executes`) answers these by an execution, as the pipeline does.
+  if (!executes && (cacheControl.noStore || cacheControl.noCache)) return null;
   const mediaType = mediaTypeOf(header('accept'));
   if (!mediaType) return null;
   return { method: req.method as 'GET' | 'POST', ...params, mediaType, cacheControl, credentials: readCredentials({ get: header }), header };
