@@ -90,6 +90,7 @@ export function createApp(options: AppOptions): App {
   const rateLimit = createRateLimit({ perMinute: config.rateLimitPerMinute, redis: services.redis, logger: services.logger, services, registry: services.registry });
   const jit = useJitExecution({ compiled: (document) => parseCache.compiled(document) });
   const queryCost = createQueryCost({ maxCost: config.maxQueryCost, maxCalls: DEFAULT_MAX_QUERY_CALLS, countCalls: (args, maxNodes) => operationCalls(args, holdings, maxNodes) });
+  const metrics = useOperationMetrics({ registry: services.registry, schema, registered: trustedDocuments.operationNames, endpoint: config.metricsPort === null ? '/metrics' : false });
   const collapse = createCollapse({ registry: services.registry, ownAnswer: getsOwnAnswer });
   // One cap on concurrent compressions for the pipeline's answers and the direct path's.
   const slots = new CompressionSlots();
@@ -157,7 +158,7 @@ export function createApp(options: AppOptions): App {
       // usePrometheus's series (HTTP duration by registered operation, execute time, errors,
       // deprecated fields), observed by the gateway's own hooks (operation-metrics.ts). With METRICS_PORT the scraper
       // reads them there (metrics-server.ts) and the public port answers 404.
-      useOperationMetrics({ registry: services.registry, schema, registered: trustedDocuments.operationNames, endpoint: config.metricsPort === null ? '/metrics' : false }),
+      metrics,
       queryCost.plugin,
       // After every refusal before execution: a document registered by APQ is kept only once it passed them.
       trustedDocuments.register,
@@ -194,6 +195,7 @@ export function createApp(options: AppOptions): App {
         costRefusal: queryCost.refusal,
         ...(rateLimit.admit ? { rateLimit: rateLimit.admit } : {}),
         collapse,
+        observe: metrics.observeDirect,
         cache: cache?.reader ?? null,
         development: !config.production,
         ...(config.corsOrigins.length ? { cors: corsFor } : {}),

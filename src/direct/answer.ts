@@ -36,7 +36,7 @@ const CAPTURE = { Response: Captured } as unknown as FetchAPI;
  * plugins' response hooks add, in their order (CORS, `X-Request-Id`, `Cache-Control`, `Vary`), and for a
  * 200 the wire encoding's tag, coding and 304 (plugins/wire-encoding.ts `wireAnswer`).
  */
-export function writeResult(res: ServerResponse, result: ExecutionResult, head: AnswerHead, slots: CompressionSlots): void | Promise<void> {
+export function writeResult(res: ServerResponse, result: ExecutionResult, head: AnswerHead, slots: CompressionSlots): number | Promise<number> {
   const processed = processRegularResult(result, CAPTURE, head.mediaType) as unknown as Captured;
   const { status } = processed.init;
   const ok = status === 200;
@@ -60,18 +60,19 @@ export function writeResult(res: ServerResponse, result: ExecutionResult, head: 
   return wire.body.then((bytes) => send(res, 200, [...headers, ...tail(bytes.length, wire.etag), 'content-encoding', wire.coding!], bytes));
 }
 
-function send(res: ServerResponse, status: number, headers: string[], body: string | Buffer): void {
+/** Writes the answer; its status. */
+function send(res: ServerResponse, status: number, headers: string[], body: string | Buffer): number {
   res.writeHead(status, headers);
   res.end(body);
+  return status;
 }
 
 /** The 304 with the headers the wire encoding keeps of the answer it stands for (etag.ts). */
-function writeNotModified(res: ServerResponse, etag: string, processed: string[], head: AnswerHead, vary: string): void {
+function writeNotModified(res: ServerResponse, etag: string, processed: string[], head: AnswerHead, vary: string): number {
   const at = processed.indexOf('last-modified');
   const headers = ['etag', etag];
   if (head.cacheControl !== null) headers.push('cache-control', head.cacheControl);
   if (at >= 0 && at % 2 === 0) headers.push('last-modified', processed[at + 1]!);
   headers.push('vary', vary, 'x-request-id', head.requestId);
-  res.writeHead(304, headers);
-  res.end();
+  return send(res, 304, headers, '');
 }

@@ -8,6 +8,7 @@ import type { FastPath } from '../node-http.js';
 import type { CompressionSlots } from '../plugins/compression.js';
 import { runCompiled, type CompiledDocument, type CompiledDocuments } from '../plugins/jit.js';
 import type { Collapse } from '../plugins/collapse-inflight.js';
+import type { DirectObservation } from '../plugins/operation-metrics.js';
 import type { RateLimit } from '../plugins/rate-limit.js';
 import { requestDeadline, REQUEST_TIMEOUT_HEADER, type RequestDeadlineOptions } from '../plugins/request-deadline.js';
 import { createRequestContext } from '../request-context.js';
@@ -36,6 +37,8 @@ export interface DirectPathOptions {
   costRefusal(args: ExecutionArgs): GraphQLError | null;
   rateLimit?: RateLimit['admit'];
   collapse: Collapse;
+  /** The operation metrics' series (plugins/operation-metrics.ts). */
+  observe: DirectObservation;
   cache: ResponseCacheReader | null;
   /** Whether masked errors carry the original's details (Yoga's `maskedErrors.isDev`). */
   development: boolean;
@@ -99,6 +102,7 @@ function planOf(options: DirectPathOptions, request: HitRequest): Plan | null {
 
 async function answer(options: Steps, plan: Plan, req: IncomingMessage, res: ServerResponse): Promise<boolean> {
   const { request } = plan;
+  const arrivedAt = Date.now();
   const deadline = requestDeadline(request.header(REQUEST_TIMEOUT_HEADER), options.deadline, performance.now());
   if (deadline instanceof GraphQLError) return false;
   const aborted = new AbortController();
@@ -128,26 +132,30 @@ async function answer(options: Steps, plan: Plan, req: IncomingMessage, res: Ser
   });
   cache?.countExecuted(cached ? 'miss' : 'bypass');
   const refused = options.rateLimit ? await options.rateLimit(context, plan.operation, () => context.alerts.identity()) : null;
+  const observe = (result: ExecutionResult, executeMs: number, status: number) =>
+    options.observe({ document: plan.document, operation: plan.operation, arrivedAt, executeMs, result, status, method: request.method });
   if (refused) {
-    await writeResult(res, refused, head(cache ? 'no-store' : null), options.slots);
+    observe(refused, 0, await writeResult(res, refused, head(cache ? 'no-store' : null), options.slots));
     return true;
   }
 
   // A client that goes away cuts its execution short, as Yoga's request signal does.
   res.once('close', () => res.writableFinished || aborted.abort());
   let result: ExecutionResult;
+  const startedAt = Date.now();
   try {
     const run = (execArgs: ExecutionArgs) => runCompiled(plan.compiled, execArgs.contextValue, execArgs.variableValues as Record<string, unknown> | undefined);
     result = (await options.collapse.run(args, context, run)) as ExecutionResult;
   } catch (error) {
     result = { errors: [error instanceof GraphQLError ? error : createGraphQLError((error as Error).message, { originalError: error as Error })] };
   }
+  const executeMs = Date.now() - startedAt;
   options.log(result, context);
   const kept = cache ? cache.settle(cached, result, context) : false;
   if (result.errors?.length) result = { ...result, errors: result.errors.map((error) => options.mask(error)) };
   const policy = kept && cached ? cached.policy : null;
   const cacheControl = !cache ? null : policy ? `${policy.scope === 'PUBLIC' ? 'public' : 'private'}, max-age=${Math.max(0, Math.floor(policy.ttlMs / 1000))}` : 'no-store';
-  await writeResult(res, result, head(cacheControl), options.slots);
+  observe(result, executeMs, await writeResult(res, result, head(cacheControl), options.slots));
   return true;
 }
 

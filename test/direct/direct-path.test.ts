@@ -62,6 +62,30 @@ describe('the direct path, response cache off', () => {
     });
   }
 
+  it('reports the operation metrics the pipeline reports (duration, execute time, errors)', async () => {
+    const series = ['graphql_yoga_http_duration', 'graphql_envelop_phase_execute', 'graphql_envelop_error_result'];
+    const counts = async () => {
+      const seen = new Map<string, number>();
+      for (const name of series) {
+        for (const value of (await gw.services.registry.getSingleMetric(name)!.get()).values) {
+          if (value.metricName !== undefined && !value.metricName.endsWith('_count') && name !== 'graphql_envelop_error_result') continue;
+          seen.set(`${name} ${JSON.stringify(value.labels)}`, value.value);
+        }
+      }
+      return seen;
+    };
+    const delta = (after: Map<string, number>, before: Map<string, number>) => [...after].map(([key, value]) => [key, value - (before.get(key) ?? 0)]).filter(([, d]) => d !== 0);
+    for (const sent of [{ query: NAMED, variables: { first: 2 }, operationName: 'Page' }, { query: VIEWER }]) {
+      await warm(sent);
+      const start = await counts();
+      await twins.pipeline(sent);
+      const afterPipeline = await counts();
+      await twins.direct(sent);
+      expect(delta(await counts(), afterPipeline)).toEqual(delta(afterPipeline, start));
+      expect(delta(afterPipeline, start).length).toBeGreaterThan(0);
+    }
+  });
+
   it('answers partial data with an upstream down as the pipeline does', async () => {
     const query = '{ viewer { id channels { key } } markets(first: 2) { edges { node { marketId } } } }';
     await warm({ query, headers: gw.viewerHeaders });
