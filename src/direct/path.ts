@@ -17,6 +17,7 @@ import { errorLogger, yogaLogging } from '../plugins/error-log.js';
 import { requestIdOf } from '../request-id.js';
 import { served } from '../response-cache/held.js';
 import type { ResponseCacheReader } from '../response-cache/plugin.js';
+import type { CachePolicy } from '../response-cache/policy.js';
 import type { Services } from '../services.js';
 import { writeResult, type AnswerHead } from './answer.js';
 
@@ -131,14 +132,41 @@ async function answer(options: Steps, plan: Plan, req: IncomingMessage, res: Ser
     header: request.header,
   });
   cache?.countExecuted(cached ? 'miss' : 'bypass');
-  const refused = options.rateLimit ? await options.rateLimit(context, plan.operation, () => context.alerts.identity()) : null;
   const observe = (result: ExecutionResult, executeMs: number, status: number) =>
     options.observe({ document: plan.document, operation: plan.operation, arrivedAt, executeMs, result, status, method: request.method });
+  const step: Committed = { options, plan, context, args, cached, head, observe, aborted, res };
+  // From here the request is counted: whatever fails is answered here, never handed to the pipeline to run again.
+  try {
+    await execute(step);
+  } catch (error) {
+    options.services.logger.error({ err: error, requestId: requestIdOf(standIn) }, 'direct path: unexpected failure');
+    if (res.headersSent) res.destroy();
+    else await writeResult(res, { errors: [createGraphQLError('Unexpected error.', { extensions: { unexpected: true } })] }, head(cache ? 'no-store' : null), options.slots);
+  }
+  return true;
+}
+
+/** What the committed part of a direct answer works with. */
+interface Committed {
+  options: Steps;
+  plan: Plan;
+  context: Context;
+  args: ExecutionArgs;
+  cached: { key: string; policy: CachePolicy } | null;
+  head: (cacheControl: string | null) => AnswerHead;
+  observe: (result: ExecutionResult, executeMs: number, status: number) => void;
+  aborted: AbortController;
+  res: ServerResponse;
+}
+
+/** The rate limit, the collapsed execution, the error log, the cache's store, masking and the answer. */
+async function execute({ options, plan, context, args, cached, head, observe, aborted, res }: Committed): Promise<void> {
+  const cache = options.cache;
+  const refused = options.rateLimit ? await options.rateLimit(context, plan.operation, () => context.alerts.identity()) : null;
   if (refused) {
     observe(refused, 0, await writeResult(res, refused, head(cache ? 'no-store' : null), options.slots));
-    return true;
+    return;
   }
-
   // A client that goes away cuts its execution short, as Yoga's request signal does.
   res.once('close', () => res.writableFinished || aborted.abort());
   let result: ExecutionResult;
@@ -156,7 +184,6 @@ async function answer(options: Steps, plan: Plan, req: IncomingMessage, res: Ser
   const policy = kept && cached ? cached.policy : null;
   const cacheControl = !cache ? null : policy ? `${policy.scope === 'PUBLIC' ? 'public' : 'private'}, max-age=${Math.max(0, Math.floor(policy.ttlMs / 1000))}` : 'no-store';
   observe(result, executeMs, await writeResult(res, result, head(cacheControl), options.slots));
-  return true;
 }
 
 /** Whether the response cache holds an answer the request may get: then the hit path or the pipeline answers it. */

@@ -67,7 +67,7 @@ describe('the direct path, response cache off', () => {
     const counts = async () => {
       const seen = new Map<string, number>();
       for (const name of series) {
-        for (const value of (await gw.services.registry.getSingleMetric(name)!.get()).values) {
+        for (const value of (await gw.services.registry.getSingleMetric(name)!.get()).values as { metricName?: string; labels: object; value: number }[]) {
           if (value.metricName !== undefined && !value.metricName.endsWith('_count') && name !== 'graphql_envelop_error_result') continue;
           seen.set(`${name} ${JSON.stringify(value.labels)}`, value.value);
         }
