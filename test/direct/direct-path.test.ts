@@ -117,6 +117,21 @@ describe('the direct path, response cache off', () => {
     expect(new Set(answers.map((answer) => answer.body.toString())).size).toBe(1);
     expect(gw.sim.controls.counts()).toEqual(one);
   });
+
+  it('lets a late follower keep its own deadline (issue 33 item 4), direct and pipeline requests sharing one leader', async () => {
+    const search = { query: '{ searchAssets(query: "sol", first: 5) { edges { node { assetId } } } }', headers: { 'x-request-timeout-ms': '1000' } };
+    const route = { service: 'assets' as const, route: 'GET /v0/search' };
+    await warm(search);
+    gw.sim.controls.resetCounts();
+    gw.sim.controls.setLatency(route, { fixedMs: 1_600 });
+    const leader = twins.direct(search);
+    await new Promise((resolve) => setTimeout(resolve, 850));
+    gw.sim.controls.setLatency(route, { fixedMs: 20 });
+    const followers = await Promise.all([twins.direct(search), twins.direct(search), twins.pipeline(search)]);
+    expect((await leader).body.toString()).toContain('DEADLINE');
+    for (const follower of followers) expect(JSON.parse(follower.body.toString()).data.searchAssets.edges).toHaveLength(5);
+    expect(gw.sim.controls.count('assets', 'GET /v0/search')).toBe(2);
+  });
 });
 
 describe('the direct path, production', () => {
