@@ -86,6 +86,12 @@ describe('the direct path, response cache off', () => {
     }
   });
 
+  it('answers variables that do not coerce as the pipeline does', async () => {
+    const { viaPipeline, viaDirect } = await both({ query: NAMED, variables: { first: 'many' }, operationName: 'Page' });
+    expect(JSON.parse(viaDirect.body.toString()).errors).toHaveLength(1);
+    expectSame(viaPipeline, viaDirect);
+  });
+
   it('answers partial data with an upstream down as the pipeline does', async () => {
     const query = '{ viewer { id channels { key } } markets(first: 2) { edges { node { marketId } } } }';
     await warm({ query, headers: gw.viewerHeaders });
