@@ -26,7 +26,7 @@ export interface CompiledDocuments {
 }
 
 /**
- * Executes queries with `graphql-jit` (through `@envelop/graphql-jit`): each document is compiled
+ * Executes queries with `graphql-jit`: each document is compiled
  * once into a function of its own, which costs far less CPU per request than graphql-js walking the
  * document every time (a page of 100 markets: about a quarter). What the compiled code does not do
  * keeps the regular executor: subscriptions and mutations, `@defer` / `@stream`, `@oneOf` inputs
@@ -53,7 +53,7 @@ export function useJitExecution(options: { compiled?: (document: DocumentNode) =
     }
     return known;
   };
-  // As @envelop/graphql-jit compiles (its options left at their defaults), kept per document where the direct path finds it.
+  // Compiled with graphql-jit's default options, kept per document where the direct path (src/direct/) finds it too.
   const compiledOf = (args: ExecutionArgs): CompiledDocument => {
     let compiled = compiledByDocument.get(args.document);
     if (!compiled) {
