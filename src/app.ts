@@ -13,8 +13,11 @@ import { createStreamCaps, type StreamCaps } from './plugins/stream-caps.js';
 import { useEventsWebhook } from './plugins/events-webhook.js';
 import { boundedParseCache, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_NESTING, nestsDeeperThan, useDocumentLimits } from './plugins/document-limits.js';
 import { useJitExecution } from './plugins/jit.js';
-import { DEFAULT_MAX_QUERY_CALLS, useQueryCost } from './plugins/query-cost.js';
-import { useCollapseInflight } from './plugins/collapse-inflight.js';
+import { createQueryCost, DEFAULT_MAX_QUERY_CALLS } from './plugins/query-cost.js';
+import { createCollapse } from './plugins/collapse-inflight.js';
+import { CompressionSlots } from './plugins/compression.js';
+import { createDirectPath } from './direct/path.js';
+import type { FastPath } from './node-http.js';
 import { createGatewayResponseCache } from './response-cache/plugin.js';
 import { createHitPath, type CorsOptions, type HitPath, type HitPathOptions } from './fast-path/hits.js';
 import type { Phase } from './plugins/readiness.js';
@@ -60,6 +63,8 @@ export interface App {
   streams: StreamCaps;
   /** Cached hits answered at the HTTP listener (fast-path/hits.ts); none with the cache or tracing off. */
   hits?: HitPath;
+  /** Executed requests of the common shape answered at the HTTP listener (direct/path.ts); none with tracing on. */
+  direct?: FastPath;
 }
 
 /** Builds the gateway. Starts nothing and listens nowhere: `lifecycle.ts` does that. */
@@ -83,6 +88,12 @@ export function createApp(options: AppOptions): App {
   const corsFor = (origin: string): CorsOptions | false =>
     config.corsOrigins.includes(origin) ? { origin, credentials: true, exposedHeaders: ['ETag', 'Retry-After', 'X-Request-Id'], maxAge: 600 } : false;
   const rateLimit = createRateLimit({ perMinute: config.rateLimitPerMinute, redis: services.redis, logger: services.logger, services, registry: services.registry });
+  const jit = useJitExecution({ compiled: (document) => parseCache.compiled(document) });
+  const queryCost = createQueryCost({ maxCost: config.maxQueryCost, maxCalls: DEFAULT_MAX_QUERY_CALLS, countCalls: (args, maxNodes) => operationCalls(args, holdings, maxNodes) });
+  const metrics = useOperationMetrics({ registry: services.registry, schema, registered: trustedDocuments.operationNames, endpoint: config.metricsPort === null ? '/metrics' : false });
+  const collapse = createCollapse({ registry: services.registry, ownAnswer: getsOwnAnswer });
+  // One cap on concurrent compressions for the pipeline's answers and the direct path's.
+  const slots = new CompressionSlots();
   const cache = config.responseCache ? responseCache(options, (request, serverContext) => yoga.fetch(request, serverContext)) : null;
   const yoga: YogaServerInstance<ServerContext, RequestContext> = createYoga<ServerContext, RequestContext>({
     schema,
@@ -133,7 +144,7 @@ export function createApp(options: AppOptions): App {
       // Field errors logged before Yoga masks them, deferred parts' errors masked, the ledger added.
       useExecutionResults({ logger: services.logger, mask: (error) => maskError(error, 'Unexpected error.', !config.production) }),
       validated.first(useDeferStream()),
-      useJitExecution({ compiled: (document) => parseCache.compiled(document) }),
+      jit,
       validated.first(EnvelopArmorPlugin({
         maxDepth: { n: 12, onReject: [tooComplex] },
         maxAliases: { n: 30, onReject: [tooComplex] },
@@ -147,15 +158,15 @@ export function createApp(options: AppOptions): App {
       // usePrometheus's series (HTTP duration by registered operation, execute time, errors,
       // deprecated fields), observed by the gateway's own hooks (operation-metrics.ts). With METRICS_PORT the scraper
       // reads them there (metrics-server.ts) and the public port answers 404.
-      useOperationMetrics({ registry: services.registry, schema, registered: trustedDocuments.operationNames, endpoint: config.metricsPort === null ? '/metrics' : false }),
-      useQueryCost({ maxCost: config.maxQueryCost, maxCalls: DEFAULT_MAX_QUERY_CALLS, countCalls: (args, maxNodes) => operationCalls(args, holdings, maxNodes) }),
+      metrics,
+      queryCost.plugin,
       // After every refusal before execution: a document registered by APQ is kept only once it passed them.
       trustedDocuments.register,
       rateLimit.plugin,
       // After every refusal: a subscription refused for another reason holds no stream.
       streams.plugin,
       // Concurrent misses of one cache key (and identical queries with the cache off) run once.
-      useCollapseInflight({ registry: services.registry, ownAnswer: getsOwnAnswer }),
+      collapse.plugin,
       // A stale answer's refresh: the same operation, run again through the whole gateway in the background.
       ...(cache ? [cache.plugin] : []),
       ...(options.plugins ?? []),
@@ -164,18 +175,39 @@ export function createApp(options: AppOptions): App {
       // Every answer may carry another origin's CORS headers: a shared cache must key on the origin.
       ...(config.corsOrigins.length ? [useVaryOrigin()] : []),
       // Last: compresses and tags what the hooks above produced (Cache-Control included).
-      useWireEncoding(),
+      useWireEncoding({ slots }),
     ],
   });
 
   // With tracing on every request takes the pipeline, which traces it.
   const hits = cache && !config.tracing ? hitPath({ reader: cache.reader, persisted: trustedDocuments.persisted }, config, corsFor, rateLimit.countCachedAnswer) : undefined;
+  const direct = config.tracing
+    ? undefined
+    : createDirectPath({
+        schema,
+        services,
+        debugLedger: config.debugLedger,
+        deadline: { defaultMs: config.requestTimeoutDefaultMs, maxMs: config.requestTimeoutMaxMs },
+        arbitraryDocuments: !config.persistedDocuments || config.allowArbitraryDocuments,
+        documentOf: (query) => parseCache.documentCache.get(query),
+        passed: validated.passed,
+        compiled: jit.compiledDocuments,
+        costRefusal: queryCost.refusal,
+        ...(rateLimit.admit ? { rateLimit: rateLimit.admit } : {}),
+        collapse,
+        observe: metrics.observeDirect,
+        cache: cache?.reader ?? null,
+        development: !config.production,
+        ...(config.corsOrigins.length ? { cors: corsFor } : {}),
+        slots,
+      });
   return {
     yoga,
     setDraining: (draining) => (phase = draining ? 'draining' : 'ready'),
     setPhase: (next) => (phase = next),
     streams,
     ...(hits ? { hits } : {}),
+    ...(direct ? { direct } : {}),
   };
 }
 

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { frontDoor } from './admission.js';
 import { createMetricsServer } from './metrics-server.js';
-import { createHttpServer, SERVER_TIMEOUTS } from './node-http.js';
+import { createHttpServer, SERVER_TIMEOUTS, withFastPath } from './node-http.js';
 import { createApp, type AppOptions } from './app.js';
 import { ConfigError, loadConfig, type Config, type UpstreamUrls } from './config.js';
 import type { Logger } from './logger.js';
@@ -63,7 +63,8 @@ export async function runGateway(options: RunGatewayOptions): Promise<void> {
   const services = createServices({ config, urls, logger });
   const app = createApp({ config, services, graphiql: options.graphiql });
   app.setPhase('starting');
-  const server = createHttpServer(frontDoor(app.yoga, config.admission, services.registry), SERVER_TIMEOUTS, app.hits);
+  // Executed requests of the common shape are answered behind the admission, before Yoga (direct/path.ts).
+  const server = createHttpServer(frontDoor(app.direct ? withFastPath(app.yoga, app.direct) : app.yoga, config.admission, services.registry), SERVER_TIMEOUTS, app.hits);
 
   // Bound before anything slow starts, so a taken port is reported at once. The WebSocket server is
   // attached after: attached before, it re-emits the listen error as its own and the process lingers.

@@ -68,7 +68,7 @@ export function nodeListener(handler: NodeHandler, fastPath?: FastPath): Request
 const GRAPHQL_PATH = '/graphql';
 
 /** The handler behind the fast path: a request the fast path does not answer (or fails on) goes to the handler as it came. */
-function withFastPath(handler: NodeHandler, fastPath: FastPath): NodeHandler {
+export function withFastPath(handler: NodeHandler, fastPath: FastPath): NodeHandler {
   const fallBack = (req: IncomingMessage, res: ServerResponse) => (res.headersSent ? undefined : handler(req, res));
   return (req, res) => {
     let answered: boolean | Promise<boolean>;

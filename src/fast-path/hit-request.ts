@@ -22,7 +22,7 @@ export interface HitRequest {
   cacheControl: RequestCacheControl;
   credentials: Credentials;
   /** A request header as the Fetch API's `Headers` would give it (repeated values joined). */
-  header(name: string): string | null;
+  header: (name: string) => string | null;
 }
 
 export type MediaType = 'application/json' | 'application/graphql-response+json';
@@ -43,7 +43,7 @@ const TIMEOUT = /^\d{1,15}$/;
  * headers, a timeout header the pipeline refuses, or an `Accept` that no JSON answer satisfies. A
  * `documentId` or an APQ hash is answered as the text it names, whose entry the two share.
  */
-export function readHitRequest(req: IncomingMessage, body: unknown, debugLedger: boolean, persisted?: PersistedDocuments): HitRequest | null {
+export function readHitRequest(req: IncomingMessage, body: unknown, debugLedger: boolean, persisted?: PersistedDocuments, executes = false): HitRequest | null {
   const sent = req.method === 'POST' ? postParams(req, body) : req.method === 'GET' ? getParams(req.url ?? '') : null;
   if (!sent || requestShapeRefusal(sent)) return null;
   const query = documentText(persisted, sent);
@@ -57,7 +57,8 @@ export function readHitRequest(req: IncomingMessage, body: unknown, debugLedger:
   const timeout = header('x-request-timeout-ms')?.trim();
   if (timeout !== undefined && (!TIMEOUT.test(timeout) || Number(timeout) === 0)) return null;
   const cacheControl = readCacheControl(header('cache-control'));
-  if (cacheControl.noStore || cacheControl.noCache) return null;
+  // The direct path (src/direct/, `executes`) answers these by an execution, as the pipeline does.
+  if (!executes && (cacheControl.noStore || cacheControl.noCache)) return null;
   const mediaType = knownMediaType(header('accept'));
   if (!mediaType) return null;
   const { operationName, variables, documentId, extensions } = sent;

@@ -166,7 +166,7 @@ function writeNotModified(res: ServerResponse, head: Head): void {
 }
 
 /** The CORS headers of an answer to an allowed origin, as Yoga's CORS plugin writes them for these options. */
-function corsHeaders(cors: CorsOptions): string[] {
+export function corsHeaders(cors: CorsOptions): string[] {
   const headers = ['access-control-allow-origin', cors.origin];
   if (cors.credentials ?? cors.origin !== '*') headers.push('access-control-allow-credentials', 'true');
   if (cors.exposedHeaders) headers.push('access-control-expose-headers', cors.exposedHeaders.join(', '));

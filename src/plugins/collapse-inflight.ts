@@ -38,6 +38,16 @@ const EXECUTIONS = 'gateway_executions_total';
  * log) never writes into another's.
  */
 export function useCollapseInflight(options: CollapseOptions = {}): Plugin<Context> {
+  return createCollapse(options).plugin;
+}
+
+/** The collapse's plugin, and `run`: an operation's execution, shared with an identical one in flight (the direct path's too). */
+export interface Collapse {
+  plugin: Plugin<Context>;
+  run(args: ExecutionArgs, context: Context, executeFn: (args: ExecutionArgs) => unknown): unknown;
+}
+
+export function createCollapse(options: CollapseOptions = {}): Collapse {
   // Incremental results are each request's own stream, and an answer cut short by its leader's deadline
   // is no answer for a waiter still waiting (whose deadline is later): neither is shared. The answer is
   // read rather than the clock because a deadline's timer may fire a little before `performance.now()` reaches it.
@@ -92,10 +102,16 @@ export function useCollapseInflight(options: CollapseOptions = {}): Plugin<Conte
   };
 
   return {
-    onExecute({ args, executeFn, setExecuteFn }) {
-      const context = args.contextValue;
+    plugin: {
+      onExecute({ args, executeFn, setExecuteFn }) {
+        const context = args.contextValue;
+        const key = keyOf(args, context);
+        if (key !== null) setExecuteFn((execArgs: ExecutionArgs) => execute(key, context, execArgs, executeFn));
+      },
+    },
+    run(args, context, executeFn) {
       const key = keyOf(args, context);
-      if (key !== null) setExecuteFn((execArgs: ExecutionArgs) => execute(key, context, execArgs, executeFn));
+      return key === null ? executeFn(args) : execute(key, context, args, executeFn);
     },
   };
 }

@@ -1,4 +1,3 @@
-import { useGraphQlJit } from '@envelop/graphql-jit';
 import {
   BREAK,
   getNamedType,
@@ -10,13 +9,24 @@ import {
   visitWithTypeInfo,
   type DocumentNode,
   type ExecutionArgs,
+  type ExecutionResult,
   type GraphQLInputType,
   type GraphQLSchema,
 } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import { makeExecute, type Plugin } from 'graphql-yoga';
+
+/** What the compiled code of one document runs, and the serializer it compiled for the result's shape. */
+export type CompiledDocument = Pick<CompiledQuery, 'query' | 'stringify'>;
+
+/** The gateway's compiled documents: the plugin and the direct path (src/direct/) run the same ones. */
+export interface CompiledDocuments {
+  /** The compiled code of a document run before, or undefined when it is not compiled (yet, or ever). */
+  get(document: DocumentNode): CompiledDocument | undefined;
+}
 
 /**
- * Executes queries with `graphql-jit` (through `@envelop/graphql-jit`): each document is compiled
+ * Executes queries with `graphql-jit`: each document is compiled
  * once into a function of its own, which costs far less CPU per request than graphql-js walking the
  * document every time (a page of 100 markets: about a quarter). What the compiled code does not do
  * keeps the regular executor: subscriptions and mutations, `@defer` / `@stream`, `@oneOf` inputs
@@ -24,29 +34,49 @@ import type { Plugin } from 'graphql-yoga';
  * operation per document, whatever `operationName` asks for). A document is compiled on its second
  * run, not its first: `compiled` is told, so the parse cache counts what the compiled code holds.
  */
-export function useJitExecution(options: { compiled?: (document: DocumentNode) => void } = {}): Plugin {
+export function useJitExecution(options: { compiled?: (document: DocumentNode) => void } = {}): Plugin & { compiledDocuments: CompiledDocuments } {
   // Per parsed document (Yoga's parse cache hands out the same one for the same text): `false` once
   // run, then whether it compiles. A document run once (a distinct text, say) is never compiled: a
   // compiled function holds tens of kilobytes, far more than its document.
   const compilable = new WeakMap<DocumentNode, boolean>();
   const seen = new WeakSet<DocumentNode>();
-  return useGraphQlJit(
-    {},
-    {
-      enableIf: (args: ExecutionArgs) => {
-        if (!seen.has(args.document)) {
-          seen.add(args.document);
-          return false;
-        }
-        let known = compilable.get(args.document);
-        if (known === undefined) {
-          compilable.set(args.document, (known = canCompile(args.schema, args.document)));
-          if (known) options.compiled?.(args.document);
-        }
-        return known;
-      },
+  const compiledByDocument = new WeakMap<DocumentNode, CompiledDocument>();
+  const enabled = (args: ExecutionArgs): boolean => {
+    if (!seen.has(args.document)) {
+      seen.add(args.document);
+      return false;
+    }
+    let known = compilable.get(args.document);
+    if (known === undefined) {
+      compilable.set(args.document, (known = canCompile(args.schema, args.document)));
+      if (known) options.compiled?.(args.document);
+    }
+    return known;
+  };
+  // Compiled with graphql-jit's default options, kept per document where the direct path (src/direct/) finds it too.
+  const compiledOf = (args: ExecutionArgs): CompiledDocument => {
+    let compiled = compiledByDocument.get(args.document);
+    if (!compiled) {
+      const made = compileQuery(args.schema, args.document, args.operationName ?? undefined);
+      compiled = isCompiledQuery(made) ? made : { query: () => made, stringify: (value: unknown) => JSON.stringify(value) };
+      compiledByDocument.set(args.document, compiled);
+    }
+    return compiled;
+  };
+  const execute = makeExecute((args) => runCompiled(compiledOf(args), args.contextValue, args.variableValues as Record<string, unknown> | undefined));
+  return {
+    onExecute({ args, setExecuteFn }) {
+      if (enabled(args)) setExecuteFn(execute);
     },
-  ) as Plugin;
+    compiledDocuments: { get: (document) => compiledByDocument.get(document) },
+  };
+}
+
+/** Runs a compiled document: its result carries the compiled serializer, which Yoga's result processing uses. */
+export async function runCompiled(compiled: CompiledDocument, context: unknown, variables: Record<string, unknown> | undefined): Promise<ExecutionResult> {
+  const result = (await compiled.query(undefined, context, variables)) as ExecutionResult & { stringify?: (value: unknown) => string };
+  result.stringify = compiled.stringify;
+  return result;
 }
 
 function canCompile(schema: GraphQLSchema, document: DocumentNode): boolean {

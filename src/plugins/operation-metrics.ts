@@ -80,6 +80,9 @@ export interface OperationMetricsOptions {
 
 const OBSERVED = Symbol('operation metrics');
 
+/** One operation answered by the direct path: its document, operation, result and status; `arrivedAt` from `Date.now()`. */
+export type DirectObservation = (answered: { document: DocumentNode; operation: OperationDefinitionNode; arrivedAt: number; executeMs: number; result: ExecutionResult; status: number; method: string }) => void;
+
 /** What the metrics note on an operation's context. */
 interface Observed {
   [OBSERVED]?: { arrivedAt?: number; document?: DocumentFacts; named?: { operationName: string | undefined; operationType: string | undefined } };
@@ -103,7 +106,7 @@ interface DocumentFacts {
  * figures again), and the parse, validate and context phases (cached or trivial here). Operation
  * names are the caller's choice: only the HTTP duration carries them, registered ones only.
  */
-export function useOperationMetrics(options: OperationMetricsOptions): Plugin {
+export function useOperationMetrics(options: OperationMetricsOptions): Plugin & { observeDirect: DirectObservation } {
   const { registry, endpoint } = options;
   const http = operationDuration(registry, options.registered);
   const execute = createHistogram<'execute', 'operationType'>({
@@ -140,7 +143,17 @@ export function useOperationMetrics(options: OperationMetricsOptions): Plugin {
     for (let i = result.errors?.length ?? 0; i > 0; i--) fail(operationType, 'execute');
   };
 
+  // The same series for an operation the direct path (src/direct/) answered, observed when it is written.
+  const observeDirect: DirectObservation = ({ document, operation, arrivedAt, executeMs, result, status, method }) => {
+    const { operationType, deprecated } = factsOf(document);
+    for (const deprecationInfo of deprecated) deprecation.counter.labels(deprecation.fillLabelsFn({ operationType, deprecationInfo } as never, {})).inc();
+    failed(operationType, result);
+    execute.observe({ operationType } as never, executeMs / 1000);
+    const labels = http.fillLabelsFn({ operationName: operation.name?.value, operationType: operation.operation, request: { method }, response: { status } } as never, {});
+    http.histogram.observe(labels, (Date.now() - arrivedAt) / 1000);
+  };
   return {
+    observeDirect,
     onRequest(payload) {
       if (endpoint && payload.url.pathname === endpoint) {
         const { fetchAPI } = payload;

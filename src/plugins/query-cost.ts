@@ -43,6 +43,11 @@ export interface CallCount {
  * envelop pipeline).
  */
 export function useQueryCost(options: QueryCostOptions): Plugin {
+  return createQueryCost(options).plugin;
+}
+
+/** The plugin, and its decision for an operation about to run (the direct path asks it before anything runs). */
+export function createQueryCost(options: QueryCostOptions): { plugin: Plugin; refusal: (args: ExecutionArgs) => GraphQLError | null } {
   const cached = new WeakMap<DocumentNode, LRUCache<string, Measured>>();
   const maxNodes = options.maxNodes ?? DEFAULT_MAX_NODES;
   const measure = (args: ExecutionArgs): Measured => {
@@ -72,10 +77,16 @@ export function useQueryCost(options: QueryCostOptions): Plugin {
       if (calls > options.maxCalls) refuse(tooManyCalls(calls, options.maxCalls, cost, options.maxCost));
     }
   };
-  return {
+  const plugin: Plugin = {
     onExecute: ({ args, setResultAndStopExecution }) => check(args, (error) => setResultAndStopExecution({ errors: [error] })),
     onSubscribe: ({ args, setResultAndStopExecution }) => check(args, (error) => setResultAndStopExecution({ errors: [error] })),
   };
+  const refusal = (args: ExecutionArgs): GraphQLError | null => {
+    let refused: GraphQLError | null = null;
+    check(args, (error) => (refused = error));
+    return refused;
+  };
+  return { plugin, refusal };
 }
 
 const DEFAULT_MAX_NODES = 10_000;

@@ -64,6 +64,11 @@ export interface RateLimit {
    * and answers the 429).
    */
   countCachedAnswer?: (credentials: Credentials, req: IncomingMessage, requestId: string) => Promise<boolean>;
+  /**
+   * Counts an operation about to run, as `onExecute` does (its caller verified first): null when it may
+   * run, else the refusal to answer with. The direct path (src/direct/) asks it; none when the limit is off.
+   */
+  admit?: (caller: Caller, operation: OperationDefinitionNode | undefined, ask: () => Promise<Identity>) => Promise<ExecutionResult | null>;
 }
 
 export function createRateLimit(options: RateLimitOptions): RateLimit {
@@ -150,11 +155,11 @@ export function createRateLimit(options: RateLimitOptions): RateLimit {
       if (refused) payload.setResult(refused);
     },
   };
-  return { plugin, countCachedAnswer };
+  return { plugin, countCachedAnswer, admit: check };
 }
 
 /** What names a caller: its credentials, and the node request of an HTTP or WebSocket operation (its address). */
-type Caller = Pick<Context, 'credentials' | 'request'> & {
+export type Caller = Pick<Context, 'credentials' | 'request'> & {
   services: Pick<Services, 'verifiedCallers' | 'clientAddress'>;
   req?: IncomingMessage;
   socket?: unknown;

@@ -14,7 +14,7 @@ import type { Plugin } from 'graphql-yoga';
  * plugin that validates or changes the errors, keeps it. Results go with their document (a WeakMap):
  * the parse cache's bound covers them.
  */
-export function validatedDocuments(): { lookup: Plugin; record: Plugin; first: <P extends object>(plugin: P) => P } {
+export function validatedDocuments(): { lookup: Plugin; record: Plugin; first: <P extends object>(plugin: P) => P; passed: (document: DocumentNode) => boolean } {
   const results = new WeakMap<DocumentNode, readonly Error[]>();
   const first = <P extends object>(plugin: P): P => {
     const { onValidate, onPluginInit } = plugin as Plugin;
@@ -39,6 +39,8 @@ export function validatedDocuments(): { lookup: Plugin; record: Plugin; first: <
       },
     },
     first,
+    // Validated before, with no error: the direct path (src/direct/) runs only such a document.
+    passed: (document) => results.get(document)?.length === 0,
   };
 }
 

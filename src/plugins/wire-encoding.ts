@@ -1,5 +1,5 @@
 import type { Plugin } from 'graphql-yoga';
-import { notModified, representationTag, strongTag, taggable, WIRE_FORMS, type WireForms } from '../etag.js';
+import { matches, notModified, representationTag, strongTag, taggable, WIRE_FORMS, type WireForms } from '../etag.js';
 import { compress, compressionEffort, CompressionSlots, type Coding, type CompressionEffort } from './compression.js';
 
 /** Answers smaller than this go uncompressed: the encoding's framing would eat most of the gain. */
@@ -22,8 +22,9 @@ const CODINGS: readonly Coding[] = ['br', 'gzip'];
  *
  * Runs last among the response hooks, after the response cache has written `Cache-Control`.
  */
-export function useWireEncoding(options: { maxConcurrentCompressions?: number } = {}): Plugin {
-  const slots = new CompressionSlots(options.maxConcurrentCompressions);
+export function useWireEncoding(options: { maxConcurrentCompressions?: number; slots?: CompressionSlots } = {}): Plugin {
+  // Shared with the direct path (src/direct/) when given: one cap on the compressions of both.
+  const slots = options.slots ?? new CompressionSlots(options.maxConcurrentCompressions);
   const forms = new WeakMap<Request, WireForms>();
   return {
     onResultProcess({ request, result }) {
@@ -78,6 +79,35 @@ export function useWireEncoding(options: { maxConcurrentCompressions?: number } 
       if (body !== null) setResponse(new fetchAPI.Response(body, { status: 200, headers }));
     },
   };
+}
+
+/** One JSON 200 answer as it goes on the wire: its tag, its coding, its body (compressed off the loop), or a 304. */
+export interface WireAnswer {
+  etag?: string;
+  coding?: Coding;
+  body: string | Promise<Buffer>;
+  notModified?: boolean;
+}
+
+/**
+ * The same decisions as the plugin's, for an answer written at the listener (src/direct/): tagged when
+ * `cacheControl` allows, compressed by `Accept-Encoding` from 1 KiB in a free slot, 304 for a GET
+ * whose `If-None-Match` names the tag of the representation it would get.
+ */
+export function wireAnswer(slots: CompressionSlots, text: string, cacheControl: string | null, header: (name: string) => string | null, method: string): WireAnswer {
+  const tagged = taggable(cacheControl);
+  const coding = negotiate(header('accept-encoding'));
+  if (!tagged && !coding) return { body: text };
+  const held: WireForms = {};
+  const size = Buffer.byteLength(text);
+  const encoded = coding && size >= COMPRESSION_THRESHOLD_BYTES ? coding : null;
+  const identityTag = tagged ? strongTag(text) : undefined;
+  const tag = identityTag && representationTag(identityTag, encoded);
+  if (tag && (method === 'GET' || method === 'HEAD') && matches(header('if-none-match'), tag)) return { etag: tag, body: '', notModified: true };
+  const pending = encoded ? startCompression(slots, held, encoded, text, tagged) : null;
+  if (pending) return { ...(tag ? { etag: tag } : {}), coding: encoded!, body: pending };
+  // Uncompressed (small, not asked, or every slot taken): identity's own tag.
+  return { ...(identityTag ? { etag: identityTag } : {}), body: text };
 }
 
 function isJson(contentType: string | null): boolean {

@@ -62,6 +62,14 @@ export interface ResponseCacheReader {
   refresh(key: string, make: () => Omit<RefreshOf, 'key'>): void;
   /** Counts a hit answered without the plugin (`gateway_response_cache_requests_total{outcome="hit"}`). */
   countHit(): void;
+  /** Counts an executed answer given without the plugin: `miss` (cacheable) or `bypass`. */
+  countExecuted(outcome: 'miss' | 'bypass'): void;
+  /**
+   * What the plugin does when an execution ends (the direct path calls it too): a caller whose credentials
+   * the alerts service refused loses its entries; else a result without errors is stored under `key`.
+   * True when the answer is one the cache keeps (it then carries the cache policy).
+   */
+  settle(cached: { key: string; policy: CachePolicy } | null, result: unknown, context: Pick<Context, 'credentials' | 'alerts'>, mutation?: boolean): boolean;
 }
 
 /** The plugin; `useGatewayResponseCache` when the fast path is not wanted. */
@@ -109,7 +117,26 @@ export function createGatewayResponseCache(options: ResponseCacheOptions): { plu
     const owner = policy.scope === 'PRIVATE' ? subscriberKey(caller!) : PUBLIC_OWNER;
     return { key: documents.keyOf(owner, document, query, operationName, variables), policy };
   };
-  const reader: ResponseCacheReader = { keyOf, store, graceMs: grace, refresh: (key, make) => (refresher && !refresher.running(key) ? refresher.start({ key, ...make() }) : undefined), countHit: () => outcomes?.inc({ outcome: 'hit' }) };
+  const settle: ResponseCacheReader['settle'] = (cached, result, context, mutation = false) => {
+    const subscriber = context.credentials?.subscriber;
+    // A token the alerts service refused reads nothing of its caller's again, from any replica's cache.
+    if (subscriber && (mutation || context.alerts?.credentialsRefused)) {
+      void store.invalidateOwner(subscriberKey(subscriber));
+      return false;
+    }
+    if (!cached || !write(cached.key, result, cached.policy.ttlMs)) return false;
+    refresher?.stored(cached.key);
+    return true;
+  };
+  const reader: ResponseCacheReader = {
+    keyOf,
+    store,
+    graceMs: grace,
+    refresh: (key, make) => (refresher && !refresher.running(key) ? refresher.start({ key, ...make() }) : undefined),
+    countHit: () => outcomes?.inc({ outcome: 'hit' }),
+    countExecuted: (outcome) => outcomes?.inc({ outcome }),
+    settle,
+  };
 
   const plugin: Plugin<Context> = {
     onSchemaChange({ schema }: { schema: GraphQLSchema }) {
@@ -144,20 +171,12 @@ export function createGatewayResponseCache(options: ResponseCacheOptions): { plu
     onExecute({ args }) {
       const context = args.contextValue;
       const state = context.request ? states.get(context.request) : undefined;
-      const subscriber = context.credentials?.subscriber;
       const operation = state?.policy ? null : getOperationAST(args.document as DocumentNode, args.operationName as string | null | undefined);
       const mutation = operation?.operation === OperationTypeNode.MUTATION;
+      const cached = state?.policy && state.key ? { key: state.key, policy: state.policy } : null;
       return {
         onExecuteDone: ({ result }) => {
-          // A token the alerts service refused reads nothing of its caller's again, from any replica's cache.
-          if (subscriber && (mutation || context.alerts?.credentialsRefused)) {
-            void store.invalidateOwner(subscriberKey(subscriber));
-            return;
-          }
-          if (state?.policy && state.key && write(state.key, result, state.policy.ttlMs)) {
-            state.kept = true;
-            refresher?.stored(state.key);
-          }
+          if (settle(cached, result, context, mutation) && state) state.kept = true;
         },
       };
     },

@@ -15,7 +15,7 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { de
 
 /** The release vendor/promise-helpers republishes, and the packages that ask for ^1 and so take the copy. */
 const PROMISE_HELPERS = '2.0.2';
-const TAKE_THE_COPY = ['graphql-yoga', '@envelop/core', '@envelop/graphql-jit'];
+const TAKE_THE_COPY = ['graphql-yoga', '@envelop/core'];
 
 export const HELD_BACK = [
   { name: '@whatwg-node/promise-helpers', heldBy: TAKE_THE_COPY },

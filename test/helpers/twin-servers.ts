@@ -1,0 +1,87 @@
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
+import { createHttpServer, withFastPath, type FastPath, type NodeHandler } from '../../src/node-http.js';
+import type { TestGateway } from './gateway.js';
+
+/** One GraphQL request as a client sends it. */
+export interface Sent {
+  method?: 'GET' | 'POST';
+  query: string;
+  variables?: Record<string, unknown>;
+  operationName?: string;
+  headers?: Record<string, string>;
+}
+
+/** An answer's head with what differs between two identical answers normalized (Date, a generated request id, Retry-After's second), and its body. */
+export interface Answer {
+  head: string;
+  status: number;
+  body: Buffer;
+}
+
+/**
+ * Two HTTP servers over one gateway: `pipeline` sends every request through Yoga; `direct` puts the
+ * direct path (src/direct/) in front of it, as lifecycle.ts does. Counts what each path answered and
+ * how many requests of the direct server entered Yoga.
+ */
+export function useTwinServers(gw: TestGateway) {
+  const counts = { direct: 0, yogaBehindDirect: 0 };
+  const servers: Server[] = [];
+  beforeAll(async () => {
+    const yoga: NodeHandler = (req, res) => gw.app.yoga(req, res);
+    const intoYoga: NodeHandler = (req, res) => {
+      counts.yogaBehindDirect++;
+      return gw.app.yoga(req, res);
+    };
+    const direct: FastPath = async (req, res, body) => {
+      const done = await gw.app.direct!(req, res, body);
+      if (done) counts.direct++;
+      return done;
+    };
+    servers.push(createHttpServer(yoga), createHttpServer(withFastPath(intoYoga, direct)));
+    for (const server of servers) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  });
+  afterAll(async () => {
+    for (const server of servers) {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+  const port = (server: Server | undefined) => (server!.address() as AddressInfo).port;
+  return {
+    counts,
+    pipeline: (sent: Sent) => send(port(servers[0]), sent),
+    direct: (sent: Sent) => send(port(servers[1]), sent),
+  };
+}
+
+/** One request on its own connection, read whole. */
+export async function send(port: number, { method = 'POST', query, variables, operationName, headers = {} }: Sent): Promise<Answer> {
+  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  let raw: string;
+  if (method === 'GET') {
+    const search = new URLSearchParams({ query, ...(variables ? { variables: JSON.stringify(variables) } : {}), ...(operationName ? { operationName } : {}) });
+    raw = `GET /graphql?${search.toString()} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${lines}\r\n`;
+  } else {
+    const body = JSON.stringify({ query, variables, operationName });
+    raw = `POST /graphql HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${lines}\r\n${body}`;
+  }
+  const socket = connect(port, '127.0.0.1');
+  await once(socket, 'connect');
+  const chunks: Buffer[] = [];
+  socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+  socket.write(raw);
+  await once(socket, 'close');
+  const whole = Buffer.concat(chunks);
+  const end = whole.indexOf('\r\n\r\n');
+  const head = whole
+    .subarray(0, end)
+    .toString('latin1')
+    .replace(/\r\nDate: [^\r]+/, '\r\nDate: *')
+    .replace(/\r\nx-request-id: [0-9a-f-]{36}/, '\r\nx-request-id: *')
+    .replace(/\r\nretry-after: \d+/i, '\r\nretry-after: *')
+    .replace(/\r\nlast-modified: [^\r]+/, '\r\nlast-modified: *');
+  return { head, status: Number(head.split(' ')[1]), body: whole.subarray(end + 4) };
+}
