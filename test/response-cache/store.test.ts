@@ -68,9 +68,8 @@ describe('the Redis response cache store while Redis fails', () => {
     } as unknown as Redis;
     const cache = createResponseCacheStore({ logger, redis: silent, maxBytes: 1000, ownerIndexTtlMs: 5000 });
     for (let i = 0; i < 3; i++) expect(await cache.get(`public.${i}`)).toBeUndefined();
-    const startedAt = performance.now();
     for (let i = 0; i < 20; i++) expect(await cache.get(`public.later-${i}`)).toBeUndefined();
-    expect(performance.now() - startedAt).toBeLessThan(20);
+    // Redis was not asked again: none of the later reads waited for a command's timeout.
     expect(calls).toBe(3);
   });
 });
