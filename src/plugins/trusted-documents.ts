@@ -59,7 +59,7 @@ export function useTrustedDocuments(options: TrustedDocumentsOptions): { lookup:
 
   if (manifest) {
     plugins.push(
-      usePersistedOperations({
+      keepingDocumentId(usePersistedOperations({
         extractPersistedOperationId: documentId,
         getPersistedOperation: (key) => persisted.byId(key) ?? null,
         // An APQ registration carries its document: it is an arbitrary document too.
@@ -75,7 +75,7 @@ export function useTrustedDocuments(options: TrustedDocumentsOptions): { lookup:
             extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } },
           },
         },
-      }),
+      })),
     );
   }
   const pending = new WeakMap<Request, { hash: string; query: string }>();
@@ -143,14 +143,47 @@ function operationNamesOf(document: string): string[] {
   }
 }
 
-/** `documentId` from a POST body or a GET query parameter, else the APQ hash. */
-function documentId(params: GraphQLParams, request: Request): string | null {
+/** The `documentId` each request named, by the parameters that replaced it (read by `namedDocumentId`). */
+const namedIds = new WeakMap<GraphQLParams, string>();
+
+/** The `documentId` a request named, given the parameters the manifest plugin left (which carry only the document's text). */
+export function namedDocumentId(params: GraphQLParams): string | undefined {
+  return namedIds.get(params);
+}
+
+/**
+ * `usePersistedOperations` replaces the parameters with the document's text and drops `documentId`: the id
+ * is noted against the new parameters, so that a stale entry's refresh (response-cache/plugin.ts) names the
+ * document as the client did, where its text would be refused with arbitrary documents off.
+ */
+function keepingDocumentId(plugin: Plugin): Plugin {
+  const onParams = plugin.onParams!;
+  return {
+    ...plugin,
+    onParams(payload) {
+      const id = idOf(payload.params, payload.request);
+      if (!id) return onParams(payload);
+      const setParams = (params: GraphQLParams) => {
+        namedIds.set(params, id);
+        payload.setParams(params);
+      };
+      return onParams({ ...payload, setParams });
+    },
+  };
+}
+
+/** `documentId` from a POST body or a GET query parameter. */
+function idOf(params: GraphQLParams, request: Request): string | null {
   const fromBody = (params as GraphQLParams & { documentId?: unknown }).documentId;
   if (typeof fromBody === 'string' && fromBody) return fromBody;
-  if (request.method === 'GET') {
-    const fromUrl = new URL(request.url).searchParams.get('documentId');
-    if (fromUrl) return fromUrl;
-  }
+  if (request.method === 'GET') return new URL(request.url).searchParams.get('documentId') || null;
+  return null;
+}
+
+/** `documentId` from a POST body or a GET query parameter, else the APQ hash. */
+function documentId(params: GraphQLParams, request: Request): string | null {
+  const id = idOf(params, request);
+  if (id) return id;
   const persisted = params.extensions?.['persistedQuery'] as { version?: unknown; sha256Hash?: unknown } | undefined;
   if (persisted?.version === 1 && typeof persisted.sha256Hash === 'string') return persisted.sha256Hash;
   return null;

@@ -9,6 +9,7 @@ import { PUBLIC_OWNER, type ResponseCacheStore } from './store.js';
 import type { CachePolicy } from './policy.js';
 import { createDocumentPolicies } from './documents.js';
 import { createResultWriter, served } from './held.js';
+import { namedDocumentId } from '../plugins/trusted-documents.js';
 import { createRefresher, type RefreshOf, type RunRefresh } from './refresh.js';
 
 export interface ResponseCacheOptions {
@@ -153,7 +154,11 @@ export function createGatewayResponseCache(options: ResponseCacheOptions): { plu
       if (!cached) return;
       const { policy } = cached;
       state.key = cached.key;
-      if (grace(policy) > 0) state.params = params as unknown as Record<string, unknown>;
+      if (grace(policy) > 0) {
+        // A document named by `documentId` is refreshed by it (refresh.ts): its text may be refused.
+        const documentId = namedDocumentId(params);
+        state.params = documentId ? { ...params, documentId } : (params as unknown as Record<string, unknown>);
+      }
       // A refresh executes and stores; so does a request that asks for an answer younger than any entry may be.
       const maxAgeMs = cacheControl?.noCache ? 0 : (cacheControl?.maxAgeMs ?? null);
       if (serverContext.cacheRefresh || (maxAgeMs !== null && maxAgeMs < policy.ttlMs)) return;
