@@ -24,7 +24,7 @@ import type { Phase } from './plugins/readiness.js';
 import { yogaLogging } from './plugins/error-log.js';
 import { useExecutionResults } from './plugins/execution-results.js';
 import { useTracing } from './plugins/tracing.js';
-import { useTrustedDocuments } from './plugins/trusted-documents.js';
+import { namedDocumentId, useTrustedDocuments } from './plugins/trusted-documents.js';
 import { useWireEncoding } from './plugins/wire-encoding.js';
 import { getsOwnAnswer, useRequestDecisions } from './plugins/request-decisions.js';
 import { useVaryOrigin } from './plugins/vary-origin.js';
@@ -228,6 +228,7 @@ function responseCache({ config, services }: AppOptions, refresh: RunRefresh) {
     refresh,
     registry,
     ownAnswer: getsOwnAnswer,
+    namedDocumentId,
   });
 }
 

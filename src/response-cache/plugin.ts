@@ -1,5 +1,5 @@
 import { getOperationAST, OperationTypeNode, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+import type { Plugin, GraphQLParams } from 'graphql-yoga';
 import { Counter, type Registry } from 'prom-client';
 import type { ResponseCacheTtls } from '../config.js';
 import type { Context, ServerContext } from '../context.js';
@@ -9,7 +9,6 @@ import { PUBLIC_OWNER, type ResponseCacheStore } from './store.js';
 import type { CachePolicy } from './policy.js';
 import { createDocumentPolicies } from './documents.js';
 import { createResultWriter, served } from './held.js';
-import { namedDocumentId } from '../plugins/trusted-documents.js';
 import { createRefresher, type RefreshOf, type RunRefresh } from './refresh.js';
 
 export interface ResponseCacheOptions {
@@ -31,6 +30,8 @@ export interface ResponseCacheOptions {
   privateGraceMs?: number;
   /** Runs a refresh request through the gateway (its answer is stored, not read); required for a grace period. */
   refresh?: RunRefresh;
+  /** The `documentId` the client named the document by, which the trusted documents' plugin replaced by its text. Default: none. */
+  namedDocumentId?: (params: GraphQLParams) => string | undefined;
 }
 
 /** What the cache decided for one HTTP request, read by every later hook. */
@@ -156,7 +157,7 @@ export function createGatewayResponseCache(options: ResponseCacheOptions): { plu
       state.key = cached.key;
       if (grace(policy) > 0) {
         // A document named by `documentId` is refreshed by it (refresh.ts): its text may be refused.
-        const documentId = namedDocumentId(params);
+        const documentId = options.namedDocumentId?.(params);
         state.params = documentId ? { ...params, documentId } : (params as unknown as Record<string, unknown>);
       }
       // A refresh executes and stores; so does a request that asks for an answer younger than any entry may be.
