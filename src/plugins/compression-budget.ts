@@ -58,7 +58,6 @@ export class CompressionBudget {
     this.#cpuAtStart = this.#options.cpu();
   }
 
-
   /** Whether one more compression may start now. */
   allows(): boolean {
     const { now, spent, cpu, waiting, windowMs, busyShare, busyAbove, utilisation } = this.#options;
@@ -66,7 +65,8 @@ export class CompressionBudget {
     if (at - this.#windowStart >= windowMs) {
       const used = cpu();
       this.#busy = utilisation() > busyAbove;
-      this.#allowance = busyShare * (used - this.#cpuAtStart);
+      // Scaled to one window's length: a long stretch without a compression must not buy a burst of them.
+      this.#allowance = busyShare * (used - this.#cpuAtStart) * Math.min(1, windowMs / (at - this.#windowStart));
       [this.#windowStart, this.#spentAtStart, this.#cpuAtStart] = [at, spent(), used];
     }
     return !this.#busy || waiting() === 0 || spent() - this.#spentAtStart < this.#allowance;

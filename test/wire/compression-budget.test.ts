@@ -59,6 +59,14 @@ describe('compression budget', () => {
     expect(p.allowed(1, 10)).toBe(10);
   });
 
+  it('scales a long window to one window, so a long stretch without compressions buys no burst of them', () => {
+    const p = process_({ utilisation: 0.95, waiting: 30 });
+    // Ten windows' time and CPU since the last decision: still 5 ms, not 50.
+    p.state.at += 1_000;
+    p.state.cpu += 1_000;
+    expect(p.allowed(1)).toBe(5);
+  });
+
   it('lets small answers, cheap to compress, through more often than large ones', () => {
     const p = process_({ utilisation: 0.95, waiting: 30 });
     p.window(100);
