@@ -37,7 +37,7 @@ export interface BudgetOptions {
   waiting: () => number;
 }
 
-export const DEFAULT_BUDGET: Readonly<Omit<BudgetOptions, 'now' | 'utilisation' | 'spent' | 'cpu' | 'waiting'>> = Object.freeze({ windowMs: 100, busyAbove: 0.8, busyShare: 0.05 });
+export const DEFAULT_BUDGET: Readonly<Omit<BudgetOptions, 'now' | 'utilisation' | 'spent' | 'cpu' | 'waiting'>> = Object.freeze({ windowMs: 100, busyAbove: 0.8, busyShare: 0.02 });
 
 export class CompressionBudget {
   readonly #options: BudgetOptions;
