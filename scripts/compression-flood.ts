@@ -120,6 +120,8 @@ async function main(seconds: number, codings: string[]): Promise<void> {
         [`RSS after within 50 MB of before (${row.coding})`]: Math.abs(row.rssAfterMiB - row.rssBeforeMiB) * MiB <= 50_000_000,
       };
       for (const [target, met] of Object.entries(targets)) console.log(`${met ? 'met    ' : 'NOT met'} ${target}`);
+      // On a core shared with other processes answers/s follow each process's share of it; the CPU an answer costs does not.
+      if (identity) console.log(`        ${row.coding}: identity's CPU per answer ÷ ${row.coding}'s: ${(cpuPerAnswer(identity) / cpuPerAnswer(row)).toFixed(2)} (its answers/s ÷ identity's on a core of its own)`);
     }
     console.log(`RESULT ${JSON.stringify(rows)}`);
   } finally {
@@ -194,6 +196,11 @@ function collected(child: ChildProcess): Promise<Collected> {
     child.once('message', (message) => resolve(message as Collected));
     child.send('gc');
   });
+}
+
+/** The gateway's CPU per answer in the flood, every thread, ms. */
+function cpuPerAnswer(row: Flood): number {
+  return Object.values(row.threadMsPerAnswer).reduce((sum, ms) => sum + ms, 0);
 }
 
 /** CPU ms so far of each thread of `pid`, summed by thread name (`/proc/<pid>/task/<tid>/stat`, utime + stime). */

@@ -2,23 +2,21 @@ import { performance } from 'node:perf_hooks';
 import { requestsWaiting } from '../admission.js';
 
 /**
- * Whether the process may spend CPU on compressing one more answer: always while its event loop has had
- * spare time in the last window or no request waits for its turn (admission.ts), and while it has had
- * none (utilisation above `busyAbove`) and requests wait, only until
- * compressing has taken `busyShare` of the CPU the process used in that window (CPU, not the window's
- * length: a process that shares its core with others gets less of it, and its budget shrinks with it).
+ * Whether the process may spend CPU on compressing one more answer. While it is saturated (its event
+ * loop had no spare time over the last window, utilisation above `busyAbove`, and a request waits for
+ * its turn in admission.ts now), compressions may take `busyShare` of the CPU the process used in that
+ * window (CPU, not the window's length: a process that shares its core gets less of it, and its budget
+ * shrinks with it); past it, answers go as they are. Otherwise every compression is allowed.
  *
  * Why CPU-aware: a one-off answer compressed on a saturated core takes its CPU from the requests that
  * wait behind it. Under a flood of uncached 180 KB pages (scripts/compression-flood.ts) compressing
  * every answer, even at brotli 0, served far fewer answers than identity, and the compressor's own time
- * was the smaller part of what it cost (its buffers bring the collector more work, on the loop and on
- * V8's helper threads): a compressed answer's CPU is a multiple of what the compression measures, so
- * the share is small. A saturated gateway sends the rest as they are (identity costs it nothing more);
- * a gateway with spare CPU compresses everything, as compression then delays nobody. Saturated means
- * both: the event loop had no spare time (it runs the requests and brotli's one-off compressions) and a
- * request waits now, so the time compression takes is taken from someone (a loop kept busy by a few
- * requests has nobody behind them). The share is measured (`compressionTime`), not counted, so small
- * answers, cheap to compress, are compressed more often than large ones.
+ * was the smaller part of what a compressed answer cost (V8's GC helper threads, among others, took
+ * more): the CPU it brings is a multiple of what the compression measures, so the share is small.
+ * Identity costs a saturated gateway nothing more; with spare CPU compression delays nobody, so then
+ * every answer is compressed. Saturated needs both signs: a loop kept busy by a few requests has nobody
+ * behind them, and a queue behind a loop that idles is not waiting for CPU. The share is measured
+ * (`compressionTime`), not counted, so small answers, cheap to compress, go compressed more often.
  */
 export interface BudgetOptions {
   /** Length of the window the loop's utilisation and the compression time are measured over, ms. */
@@ -39,7 +37,7 @@ export interface BudgetOptions {
   waiting: () => number;
 }
 
-export const DEFAULT_BUDGET: Readonly<Omit<BudgetOptions, 'now' | 'utilisation' | 'spent' | 'cpu' | 'waiting'>> = Object.freeze({ windowMs: 100, busyAbove: 0.8, busyShare: 0.05 });
+export const DEFAULT_BUDGET: Readonly<Omit<BudgetOptions, 'now' | 'utilisation' | 'spent' | 'cpu' | 'waiting'>> = Object.freeze({ windowMs: 100, busyAbove: 0.8, busyShare: 0.02 });
 
 export class CompressionBudget {
   readonly #options: BudgetOptions;
@@ -58,7 +56,6 @@ export class CompressionBudget {
     this.#cpuAtStart = this.#options.cpu();
   }
 
-
   /** Whether one more compression may start now. */
   allows(): boolean {
     const { now, spent, cpu, waiting, windowMs, busyShare, busyAbove, utilisation } = this.#options;
@@ -66,7 +63,8 @@ export class CompressionBudget {
     if (at - this.#windowStart >= windowMs) {
       const used = cpu();
       this.#busy = utilisation() > busyAbove;
-      this.#allowance = busyShare * (used - this.#cpuAtStart);
+      // Scaled to one window's length: a long stretch without a compression must not buy a burst of them.
+      this.#allowance = busyShare * (used - this.#cpuAtStart) * Math.min(1, windowMs / (at - this.#windowStart));
       [this.#windowStart, this.#spentAtStart, this.#cpuAtStart] = [at, spent(), used];
     }
     return !this.#busy || waiting() === 0 || spent() - this.#spentAtStart < this.#allowance;

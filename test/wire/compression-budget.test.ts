@@ -9,6 +9,7 @@ import { compress, compressionEffort, CompressionSlots } from '../../src/plugins
 function process_(initial: { utilisation?: number; waiting?: number } = {}) {
   const state = { at: 0, utilisation: initial.utilisation ?? 0, cpu: 0, spent: 0, waiting: initial.waiting ?? 0 };
   const budget = new CompressionBudget({
+    busyShare: 0.05,
     now: () => state.at,
     utilisation: () => state.utilisation,
     cpu: () => state.cpu,
@@ -45,7 +46,7 @@ describe('compression budget', () => {
     expect(p.allowed(2)).toBe(100);
   });
 
-  it('on a saturated process with requests waiting, compresses within 5 % of the CPU of the last window', () => {
+  it('on a saturated process with requests waiting, compresses within its share (5 % here) of the CPU of the last window', () => {
     const p = process_({ utilisation: 0.95, waiting: 30 });
     p.window(100);
     // 5 ms of the 100 ms of CPU: five compressions of 1 ms, the sixth sent as it is.
@@ -57,6 +58,14 @@ describe('compression budget', () => {
     // Nobody waits any more: every compression is allowed again at once.
     p.state.waiting = 0;
     expect(p.allowed(1, 10)).toBe(10);
+  });
+
+  it('scales a long window to one window, so a long stretch without compressions buys no burst of them', () => {
+    const p = process_({ utilisation: 0.95, waiting: 30 });
+    // Ten windows' time and CPU since the last decision: still 5 ms, not 50.
+    p.state.at += 1_000;
+    p.state.cpu += 1_000;
+    expect(p.allowed(1)).toBe(5);
   });
 
   it('lets small answers, cheap to compress, through more often than large ones', () => {
