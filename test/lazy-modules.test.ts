@@ -79,10 +79,12 @@ describe('modules a gateway loads only when its configuration needs them', () =>
   );
 
   it(
-    'with no WebSocket upgrade, neither ws nor graphql-ws is loaded; of graphql-scalars, only the two scalars the schema uses',
+    'with no WebSocket upgrade and tracing off, neither ws, graphql-ws nor OpenTelemetry’s API as an ES module is loaded; of graphql-scalars, only the two scalars the schema uses',
     async () => {
       const loaded = await packagesLoaded(sim, {});
       expect([...loaded].filter((name) => name === 'ws' || name === 'graphql-ws')).toEqual([]);
+      // prom-client's default metrics require the API's CommonJS build; the gateway's own ES imports of it wait for tracing.
+      expect(loaded.modules.filter((path) => path.startsWith('@opentelemetry/') && !path.endsWith('.cjs'))).toEqual([]);
       expect(loaded.modules.filter((path) => path.startsWith('graphql-scalars/')).sort()).toEqual([
         'graphql-scalars/esm/error.js',
         'graphql-scalars/esm/scalars/iso-date/DateTime.js',
