@@ -23,7 +23,7 @@ import { createHitPath, type CorsOptions, type HitPath, type HitPathOptions } fr
 import type { Phase } from './plugins/readiness.js';
 import { yogaLogging } from './plugins/error-log.js';
 import { useExecutionResults } from './plugins/execution-results.js';
-import { useTracing } from './plugins/tracing.js';
+import { tracingPlugins } from './trace-hooks.js';
 import { namedDocumentId, useTrustedDocuments } from './plugins/trusted-documents.js';
 import { useWireEncoding } from './plugins/wire-encoding.js';
 import { getsOwnAnswer, useRequestDecisions } from './plugins/request-decisions.js';
@@ -125,7 +125,7 @@ export function createApp(options: AppOptions): App {
     // GraphiQL's scripts and styles come from an npm package, not a CDN: the page works offline (graphiql.ts).
     renderGraphiQL: (graphiqlOptions) => renderGraphiQL(graphiqlOptions),
     plugins: [
-      ...(config.tracing ? [useTracing()] : []),
+      ...(config.tracing ? tracingPlugins() : []),
       // The request id, caller, Cache-Control, ledger and deadline decided once, the readiness probe, the
       // URL parameters, and before anything reads the parameters their shape: one plugin, few hooks.
       useRequestDecisions({

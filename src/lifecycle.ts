@@ -7,7 +7,7 @@ import { ConfigError, loadConfig, type Config, type UpstreamUrls } from './confi
 import type { Logger } from './logger.js';
 import { createServices } from './services.js';
 import { cursorKeyRefusal } from './stores/cursor-signer.js';
-import { attachGraphQLWs } from './ws.js';
+import { attachGraphQLWsOnUpgrade } from './ws-lazy.js';
 
 /**
  * The gateway process's life: built, listening, ready, drained on a signal, stopped. Shared by the two
@@ -71,7 +71,7 @@ export async function runGateway(options: RunGatewayOptions): Promise<void> {
   await listen(server, config.port, 'PORT');
   const metricsServer = config.metricsPort === null ? null : createMetricsServer(services.registry);
   if (metricsServer) await listen(metricsServer, config.metricsPort!, 'METRICS_PORT');
-  const closeGraphQLWs = attachGraphQLWs(server, app.yoga, { production: config.production, maxSockets: config.maxStreams });
+  const closeGraphQLWs = attachGraphQLWsOnUpgrade(server, app.yoga, { production: config.production, maxSockets: config.maxStreams });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
 

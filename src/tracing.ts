@@ -2,6 +2,8 @@ import { context, propagation, trace } from '@opentelemetry/api';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import { NodeSDK } from '@opentelemetry/sdk-node';
+import { traceFields, useTracing } from './plugins/tracing.js';
+import { registerTraceHooks } from './trace-hooks.js';
 import { SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace';
 
 export interface Tracing {
@@ -36,10 +38,12 @@ export function startTracing(options: { exporter?: SpanExporter } = {}): Tracing
     instrumentations: [undici],
   });
   sdk.start();
+  registerTraceHooks({ plugin: useTracing, logFields: traceFields });
   return {
     async shutdown() {
       await sdk.shutdown();
       // The SDK leaves its globals and instrumentations registered: a process (or a test file) may start tracing again.
+      registerTraceHooks(null);
       undici.disable();
       trace.disable();
       context.disable();

@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { startSimulator, type Simulator } from '../src/simulator/index.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -9,9 +11,10 @@ const SPAWN_TIMEOUT = 120_000;
 
 /**
  * Starts the production entry (`src/server.ts`) with `env`, answers one request once it is ready, stops
- * it with SIGTERM and returns the packages it loaded (as the preloaded helper recorded them).
+ * it with SIGTERM and returns the packages it loaded (as the preloaded helper recorded them), with the
+ * paths of their modules; `use` runs against the ready gateway's base URL before it is stopped.
  */
-async function packagesLoaded(sim: Simulator, env: Record<string, string>): Promise<Set<string>> {
+async function packagesLoaded(sim: Simulator, env: Record<string, string>, use?: (base: string) => Promise<void>): Promise<Loaded> {
   const child = spawn(process.execPath, ['--import', 'tsx', '--import', './test/helpers/loaded-modules.mjs', 'src/server.ts'], {
     cwd: root,
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'silent', NODE_ENV: 'production', ALERTS_URL: sim.urls.alerts, MARKETS_URL: sim.urls.markets, ASSETS_URL: sim.urls.assets, CURSOR_SECRET: 'test-cursor-secret', ...env },
@@ -31,12 +34,29 @@ async function packagesLoaded(sim: Simulator, env: Record<string, string>): Prom
   });
   const answer = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __typename }' }) });
   expect(answer.status).toBe(200);
+  await use?.(base);
   child.kill('SIGTERM');
   await exited;
   const listed = /LOADED MODULES (.*)/.exec(err);
   if (!listed) throw new Error(`no module list:\n${err}`);
   const urls = JSON.parse(listed[1]!) as string[];
-  return new Set(urls.flatMap((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1] ?? []));
+  const modules = urls.flatMap((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+\/.*)/.exec(url)?.[1] ?? []);
+  return Object.assign(new Set(modules.map((path) => /^(?:@[^/]+\/)?[^/]+/.exec(path)![0])), { modules });
+}
+
+/** Package names, and each loaded module as `package/path/in/it.js`. */
+type Loaded = Set<string> & { modules: string[] };
+
+/** One query over graphql-transport-ws, as a browser's graphql-ws client sends it. */
+async function queryOverWebSocket(base: string): Promise<unknown> {
+  const client = createClient({ url: `${base.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, retryAttempts: 0 });
+  try {
+    return await new Promise((resolve, reject) => {
+      client.subscribe({ query: '{ __typename }' }, { next: resolve, error: reject, complete: () => {} });
+    });
+  } finally {
+    await client.dispose();
+  }
 }
 
 describe('modules a gateway loads only when its configuration needs them', () => {
@@ -54,6 +74,40 @@ describe('modules a gateway loads only when its configuration needs them', () =>
       const loaded = await packagesLoaded(sim, {});
       expect(loaded.has('graphql-yoga')).toBe(true);
       expect([...loaded].filter((name) => name === 'ioredis' || name.startsWith('@ioredis/') || (name.startsWith('@opentelemetry/') && name !== '@opentelemetry/api'))).toEqual([]);
+    },
+    SPAWN_TIMEOUT,
+  );
+
+  it(
+    'with no WebSocket upgrade and tracing off, neither ws, graphql-ws nor OpenTelemetry’s API as an ES module is loaded; of graphql-scalars, only the two scalars the schema uses',
+    async () => {
+      const loaded = await packagesLoaded(sim, {});
+      expect([...loaded].filter((name) => name === 'ws' || name === 'graphql-ws')).toEqual([]);
+      // prom-client's default metrics require the API's CommonJS build; the gateway's own ES imports of it wait for tracing.
+      expect(loaded.modules.filter((path) => path.startsWith('@opentelemetry/') && !path.endsWith('.cjs'))).toEqual([]);
+      expect(loaded.modules.filter((path) => path.startsWith('graphql-scalars/')).sort()).toEqual([
+        'graphql-scalars/esm/error.js',
+        'graphql-scalars/esm/scalars/iso-date/DateTime.js',
+        'graphql-scalars/esm/scalars/iso-date/formatter.js',
+        'graphql-scalars/esm/scalars/iso-date/validator.js',
+        'graphql-scalars/esm/scalars/json/JSON.js',
+        'graphql-scalars/esm/scalars/json/utils.js',
+        'graphql-scalars/package.json',
+      ]);
+    },
+    SPAWN_TIMEOUT,
+  );
+
+  it(
+    'the first WebSocket upgrade loads ws and graphql-ws and is answered',
+    async () => {
+      let answer: unknown;
+      const loaded = await packagesLoaded(sim, {}, async (base) => {
+        answer = await queryOverWebSocket(base);
+      });
+      expect(answer).toEqual({ data: { __typename: 'Query' } });
+      expect(loaded.has('ws')).toBe(true);
+      expect(loaded.has('graphql-ws')).toBe(true);
     },
     SPAWN_TIMEOUT,
   );

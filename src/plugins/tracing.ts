@@ -4,6 +4,8 @@ import {
   ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
+  createContextKey,
+  isSpanContextValid,
   trace,
   type Context as TraceContext,
   type Span,
@@ -13,9 +15,29 @@ import { getOperationAST, type DocumentNode, type GraphQLError } from 'graphql';
 import { handleStreamOrSingleExecutionResult, type Plugin } from 'graphql-yoga';
 import { maskError } from '../errors.js';
 import { STREAM_PATH } from './stream-path.js';
-import { REQUEST_ID_KEY } from '../logger.js';
 import { WEBHOOK_PATH } from './events-webhook.js';
 import { requestIdOf } from '../request-id.js';
+
+/** Where a request's `X-Request-Id` is held in its trace context (the request's span sets it). */
+const REQUEST_ID_KEY = createContextKey('gateway.request_id');
+
+/**
+ * What a line written within a request's trace carries: its trace and span ids (`trace_id`, `span_id`,
+ * `trace_flags`, as OpenTelemetry's log data model and its pino instrumentation name them) and its
+ * `requestId`, so a line leads to its trace and back. Nothing while tracing is off (no span is active).
+ */
+export function traceFields(): Record<string, unknown> {
+  const active = context.active();
+  const span = trace.getSpan(active)?.spanContext();
+  if (!span || !isSpanContextValid(span)) return {};
+  const requestId = active.getValue(REQUEST_ID_KEY);
+  return {
+    trace_id: span.traceId,
+    span_id: span.spanId,
+    trace_flags: `0${span.traceFlags.toString(16)}`,
+    ...(typeof requestId === 'string' ? { requestId } : {}),
+  };
+}
 
 const headerGetter: TextMapGetter<Headers> = {
   keys: (headers) => [...headers.keys()],

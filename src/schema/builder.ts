@@ -4,7 +4,7 @@ import RelayPlugin from '@pothos/plugin-relay';
 import SyncGlobalIdsPlugin from './sync-global-ids.js';
 import { decodeGlobalID } from '@pothos/plugin-relay';
 import { isObjectType, type GraphQLSchema } from 'graphql';
-import { DateTimeResolver, JSONResolver } from 'graphql-scalars';
+import { DateTimeResolver, JSONResolver } from './scalars.js';
 import type { Context } from '../context.js';
 import { badUserInput } from '../errors.js';
 import { lengthCost, UNPAGINATED_LIST_BOUND } from './common/cost.js';

@@ -11,4 +11,14 @@ registerHooks({
     return resolved;
   },
 });
-process.on('exit', () => writeSync(2, `\nLOADED MODULES ${JSON.stringify([...loaded])}\n`));
+// stderr is a non-blocking pipe: one write of the list (over 100 KB) may take only part of it, or none (EAGAIN).
+process.on('exit', () => {
+  const bytes = Buffer.from(`\nLOADED MODULES ${JSON.stringify([...loaded])}\n`);
+  for (let written = 0; written < bytes.length; ) {
+    try {
+      written += writeSync(2, bytes, written);
+    } catch (error) {
+      if (error.code !== 'EAGAIN') throw error;
+    }
+  }
+});
