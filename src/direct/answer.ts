@@ -4,7 +4,7 @@ import { processRegularResult, type FetchAPI } from 'graphql-yoga';
 import type { MediaType } from '../fast-path/hit-request.js';
 import { corsHeaders, type CorsOptions } from '../fast-path/hits.js';
 import type { CompressionSlots } from '../plugins/compression.js';
-import { wireAnswer } from '../plugins/wire-encoding.js';
+import { wireAnswer, type WireAnswer } from '../plugins/wire-encoding.js';
 
 /** What every answer of the direct path carries besides its body, decided before it is written. */
 export interface AnswerHead {
@@ -54,7 +54,8 @@ export function writeResult(res: ServerResponse, result: ExecutionResult, head: 
     return after;
   };
   if (!ok) return send(res, status, [...headers, ...tail(Buffer.byteLength(processed.body))], processed.body);
-  const wire = wireAnswer(slots, processed.body, head.cacheControl, head.header, head.method);
+  const wire = wireAnswer(slots, processed.body, head.cacheControl, head.header, head.method) as WireAnswer | null;
+  if (wire === null) return send(res, 200, [...headers, ...tail(Buffer.byteLength(processed.body))], processed.body);
   if (wire.notModified) return writeNotModified(res, wire.etag!, headers, head, vary!);
   if (typeof wire.body === 'string') return send(res, 200, [...headers, ...tail(Buffer.byteLength(wire.body), wire.etag)], wire.body);
   return wire.body.then((bytes) => send(res, 200, [...headers, ...tail(bytes.length, wire.etag), 'content-encoding', wire.coding!], bytes));
