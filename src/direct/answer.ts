@@ -4,7 +4,7 @@ import { processRegularResult, type FetchAPI } from 'graphql-yoga';
 import type { MediaType } from '../fast-path/hit-request.js';
 import { corsHeaders, type CorsOptions } from '../fast-path/hits.js';
 import type { CompressionSlots } from '../plugins/compression.js';
-import { wireAnswer } from '../plugins/wire-encoding.js';
+import { wireAnswer, type WireAnswer } from '../plugins/wire-encoding.js';
 
 /** What every answer of the direct path carries besides its body, decided before it is written. */
 export interface AnswerHead {
@@ -44,20 +44,24 @@ export function writeResult(res: ServerResponse, result: ExecutionResult, head: 
   const headers: string[] = [];
   for (const name in processed.init.headers) headers.push(ok ? name.toLowerCase() : name, processed.init.headers[name]!);
   const vary = ok ? (head.varyOrigin ? 'Origin, Accept-Encoding' : 'Accept-Encoding') : head.varyOrigin ? 'Origin' : null;
-  const tail = (length: number, etag?: string): string[] => {
-    const after = ['content-length', String(length)];
-    if (head.cors) after.push(...corsHeaders(head.cors));
-    after.push('x-request-id', head.requestId);
-    if (head.cacheControl !== null) after.push('cache-control', head.cacheControl);
-    if (vary !== null) after.push('vary', vary);
-    if (etag !== undefined) after.push('etag', etag);
-    return after;
-  };
-  if (!ok) return send(res, status, [...headers, ...tail(Buffer.byteLength(processed.body))], processed.body);
-  const wire = wireAnswer(slots, processed.body, head.cacheControl, head.header, head.method);
+  if (!ok) return send(res, status, withTail(headers, head, vary, Buffer.byteLength(processed.body)), processed.body);
+  const wire = wireAnswer(slots, processed.body, head.cacheControl, head.header, head.method) as WireAnswer | null;
+  if (wire === null) return send(res, 200, withTail(headers, head, vary, Buffer.byteLength(processed.body)), processed.body);
   if (wire.notModified) return writeNotModified(res, wire.etag!, headers, head, vary!);
-  if (typeof wire.body === 'string') return send(res, 200, [...headers, ...tail(Buffer.byteLength(wire.body), wire.etag)], wire.body);
-  return wire.body.then((bytes) => send(res, 200, [...headers, ...tail(bytes.length, wire.etag), 'content-encoding', wire.coding!], bytes));
+  if (typeof wire.body === 'string') return send(res, 200, withTail(headers, head, vary, Buffer.byteLength(wire.body), wire.etag), wire.body);
+  return wire.body.then((bytes) => send(res, 200, withTail(headers, head, vary, bytes.length, wire.etag, wire.coding), bytes));
+}
+
+/** The headers after the result processor's, appended in the plugins' order; one array per answer, no closure. */
+function withTail(headers: string[], head: AnswerHead, vary: string | null, length: number, etag?: string, coding?: string): string[] {
+  headers.push('content-length', String(length));
+  if (head.cors) for (const value of corsHeaders(head.cors)) headers.push(value);
+  headers.push('x-request-id', head.requestId);
+  if (head.cacheControl !== null) headers.push('cache-control', head.cacheControl);
+  if (vary !== null) headers.push('vary', vary);
+  if (etag !== undefined) headers.push('etag', etag);
+  if (coding !== undefined) headers.push('content-encoding', coding);
+  return headers;
 }
 
 /** Writes the answer; its status. */

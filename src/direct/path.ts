@@ -183,7 +183,10 @@ async function execute({ options, plan, context, args, cached, head, observe, ab
   if (result.errors?.length) result = { ...result, errors: result.errors.map((error) => options.mask(error)) };
   const policy = kept && cached ? cached.policy : null;
   const cacheControl = !cache ? null : policy ? `${policy.scope === 'PUBLIC' ? 'public' : 'private'}, max-age=${Math.max(0, Math.floor(policy.ttlMs / 1000))}` : 'no-store';
-  observe(result, executeMs, await writeResult(res, result, head(cacheControl), options.slots));
+  const status = writeResult(res, result, head(cacheControl), options.slots);
+  // Most answers are written at once: their status is observed without another turn of the microtask queue.
+  if (typeof status === 'number') observe(result, executeMs, status);
+  else observe(result, executeMs, await status);
 }
 
 /** Whether the response cache holds an answer the request may get: then the hit path or the pipeline answers it. */

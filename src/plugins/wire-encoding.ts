@@ -33,81 +33,85 @@ export function useWireEncoding(options: { maxConcurrentCompressions?: number; s
     },
     async onResponse(payload) {
       const { request, response, fetchAPI } = payload;
-      const setResponse = (next: Response) => payload.setResponse(next);
       if (response.status !== 200 || response.bodyUsed || !isJson(response.headers.get('content-type'))) return;
       const held = forms.get(request) ?? {};
       const { headers } = response;
       headers.append('vary', 'Accept-Encoding');
-      const tagged = taggable(headers.get('cache-control'));
-      const coding = negotiate(request.headers.get('accept-encoding'));
-      if (!tagged && !coding) return;
-      // The body is read only when this answer's tag or size is not known yet, or it is compressed now;
-      // as the text it is (hashed, measured and compressed as its UTF-8 bytes, never copied into them).
-      let body: string | null = null;
-      const read = async () => (body ??= await response.text());
-      if (tagged && held.etag === undefined) {
-        const text = await read();
-        [held.etag, held.size] = [strongTag(text), Buffer.byteLength(text)];
+      const header = (name: string) => request.headers.get(name);
+      const cacheControl = headers.get('cache-control');
+      // The body is read only when this answer's tag or size is not known yet, or it is compressed now.
+      let body: string | undefined;
+      let wire = wireAnswer(slots, undefined, cacheControl, header, request.method, held);
+      if (wire === READ_BODY) wire = wireAnswer(slots, (body = await response.text()), cacheControl, header, request.method, held);
+      if (wire === null || wire === READ_BODY) return;
+      if (wire.etag === undefined) headers.delete('etag');
+      else headers.set('etag', wire.etag);
+      if (wire.notModified) {
+        // The 304 keeps the headers etag.ts names of the answer it stands for.
+        payload.setResponse(notModified(request, headers, wire.etag!, fetchAPI)!);
+        return;
       }
-      const encoded = coding && (held.size ??= Buffer.byteLength(await read())) >= COMPRESSION_THRESHOLD_BYTES ? coding : null;
-      if (tagged) {
-        // Each representation (identity, br, gzip) has its own tag: a 304 stands for the body this request would get.
-        const unchanged = notModified(request, headers, representationTag(held.etag!, encoded), fetchAPI);
-        if (unchanged) {
-          setResponse(unchanged);
-          return;
-        }
-      } else {
-        headers.delete('etag');
-      }
-      if (encoded) {
-        // A cacheable answer is held by the response cache (compressed once for all its hits) or by the
-        // client's: worth more effort than a one-off.
-        const pending = held[encoded] ?? startCompression(slots, held, encoded, await read(), tagged);
-        if (pending) {
-          const bytes = await pending;
-          const compressed = new fetchAPI.Headers(headers);
-          compressed.set('content-encoding', encoded);
-          compressed.set('content-length', String(bytes.length));
-          setResponse(new fetchAPI.Response(bytes as Uint8Array<ArrayBuffer>, { status: 200, headers: compressed }));
-          return;
-        }
-        // Every compression slot taken: sent as identity, with identity's own tag.
-        if (tagged) headers.set('etag', held.etag!);
+      if (wire.coding) {
+        const bytes = await (wire.body as Promise<Buffer>);
+        const compressed = new fetchAPI.Headers(headers);
+        compressed.set('content-encoding', wire.coding);
+        compressed.set('content-length', String(bytes.length));
+        payload.setResponse(new fetchAPI.Response(bytes as Uint8Array<ArrayBuffer>, { status: 200, headers: compressed }));
+        return;
       }
       // Read for its tag: sent as it was.
-      if (body !== null) setResponse(new fetchAPI.Response(body, { status: 200, headers }));
+      if (body !== undefined) payload.setResponse(new fetchAPI.Response(body, { status: 200, headers }));
     },
   };
 }
 
-/** One JSON 200 answer as it goes on the wire: its tag, its coding, its body (compressed off the loop), or a 304. */
+/** One JSON 200 answer as it goes on the wire: its tag, its coding and body (compressed off the loop), or a 304. */
 export interface WireAnswer {
+  /** The tag of the representation sent (or that the 304 stands for); none for an answer that may not be kept. */
   etag?: string;
+  /** Set with `body` the compressed bytes; otherwise `body` is the text as given. */
   coding?: Coding;
   body: string | Promise<Buffer>;
   notModified?: boolean;
 }
 
+/** `wireAnswer`'s ask for the answer's text, when it needs it and was given none. */
+export const READ_BODY = Symbol('read body');
+
 /**
- * The same decisions as the plugin's, for an answer written at the listener (src/direct/): tagged when
- * `cacheControl` allows, compressed by `Accept-Encoding` from 1 KiB in a free slot, 304 for a GET
- * whose `If-None-Match` names the tag of the representation it would get.
+ * The wire encoding's decisions for one JSON 200 answer, for the plugin and the direct path (src/direct/)
+ * alike: tagged when `cacheControl` allows, compressed by `Accept-Encoding` from 1 KiB in a free slot
+ * (the held form reused), 304 for a GET or HEAD whose `If-None-Match` names the tag of the
+ * representation it would get. Null: sent as it is, untouched. `text` may be left out while `held`
+ * (a cached answer's forms, shared by its hits) knows what is needed: then `READ_BODY` asks for it.
  */
-export function wireAnswer(slots: CompressionSlots, text: string, cacheControl: string | null, header: (name: string) => string | null, method: string): WireAnswer {
+export function wireAnswer(
+  slots: CompressionSlots,
+  text: string | undefined,
+  cacheControl: string | null,
+  header: (name: string) => string | null,
+  method: string,
+  held: WireForms = {},
+): WireAnswer | null | typeof READ_BODY {
   const tagged = taggable(cacheControl);
   const coding = negotiate(header('accept-encoding'));
-  if (!tagged && !coding) return { body: text };
-  const held: WireForms = {};
-  const size = Buffer.byteLength(text);
-  const encoded = coding && size >= COMPRESSION_THRESHOLD_BYTES ? coding : null;
-  const identityTag = tagged ? strongTag(text) : undefined;
+  if (!tagged && !coding) return null;
+  if ((tagged && held.etag === undefined) || (coding && held.size === undefined)) {
+    if (text === undefined) return READ_BODY;
+    held.size ??= Buffer.byteLength(text);
+    if (tagged) held.etag ??= strongTag(text);
+  }
+  const encoded = coding && held.size! >= COMPRESSION_THRESHOLD_BYTES ? coding : null;
+  const identityTag = tagged ? held.etag : undefined;
+  // Each representation (identity, br, gzip) has its own tag: a 304 stands for the body this request would get.
   const tag = identityTag && representationTag(identityTag, encoded);
   if (tag && (method === 'GET' || method === 'HEAD') && matches(header('if-none-match'), tag)) return { etag: tag, body: '', notModified: true };
-  const pending = encoded ? startCompression(slots, held, encoded, text, tagged) : null;
+  if (encoded && !held[encoded] && text === undefined) return READ_BODY;
+  // A cacheable answer is held by the response cache (compressed once for all its hits) or by the client's: worth more effort than a one-off.
+  const pending = encoded ? (held[encoded] ?? startCompression(slots, held, encoded, text!, tagged)) : null;
   if (pending) return { ...(tag ? { etag: tag } : {}), coding: encoded!, body: pending };
   // Uncompressed (small, not asked, or every slot taken): identity's own tag.
-  return { ...(identityTag ? { etag: identityTag } : {}), body: text };
+  return { ...(identityTag ? { etag: identityTag } : {}), body: text ?? '' };
 }
 
 function isJson(contentType: string | null): boolean {
