@@ -1,18 +1,11 @@
-import { once } from 'node:events';
 import type { Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
 import { createHttpServer, withFastPath, type FastPath, type NodeHandler } from '../../src/node-http.js';
 import type { TestGateway } from './gateway.js';
+import { send as sendBytes, type Sent } from './hit-parity.js';
 
-/** One GraphQL request as a client sends it. */
-export interface Sent {
-  method?: 'GET' | 'POST';
-  query: string;
-  variables?: Record<string, unknown>;
-  operationName?: string;
-  headers?: Record<string, string>;
-}
+export type { Sent };
 
 /** An answer's head with what differs between two identical answers normalized (Date, a generated request id, Retry-After's second), and its body. */
 export interface Answer {
@@ -57,24 +50,9 @@ export function useTwinServers(gw: TestGateway) {
   };
 }
 
-/** One request on its own connection, read whole. */
-export async function send(port: number, { method = 'POST', query, variables, operationName, headers = {} }: Sent): Promise<Answer> {
-  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
-  let raw: string;
-  if (method === 'GET') {
-    const search = new URLSearchParams({ query, ...(variables ? { variables: JSON.stringify(variables) } : {}), ...(operationName ? { operationName } : {}) });
-    raw = `GET /graphql?${search.toString()} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${lines}\r\n`;
-  } else {
-    const body = JSON.stringify({ query, variables, operationName });
-    raw = `POST /graphql HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${lines}\r\n${body}`;
-  }
-  const socket = connect(port, '127.0.0.1');
-  await once(socket, 'connect');
-  const chunks: Buffer[] = [];
-  socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-  socket.write(raw);
-  await once(socket, 'close');
-  const whole = Buffer.concat(chunks);
+/** One request on its own connection (hit-parity.ts `send`), its head normalized. */
+export async function send(port: number, sent: Sent): Promise<Answer> {
+  const whole = await sendBytes(port, sent);
   const end = whole.indexOf('\r\n\r\n');
   const head = whole
     .subarray(0, end)
