@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { MockAgent } from 'undici';
-import { afterEach, beforeEach } from 'vitest';
-import { createHttpClient, type HttpClient, type HttpClientOptions, type RequestInfo } from '../../src/upstream/http.js';
+import { afterEach, beforeEach, expect } from 'vitest';
+import { createHttpClient, UpstreamError, type HttpClient, type HttpClientOptions, type RequestInfo } from '../../src/upstream/http.js';
 
 export const ORIGIN = 'http://upstream.test';
 
@@ -62,4 +62,16 @@ export function testClient(agent: MockAgent, overrides: Partial<HttpClientOption
     ...overrides,
   });
   return { http, calls };
+}
+
+/** The UpstreamError `promise` rejects with; fails the test when it resolves or rejects with anything else. */
+export async function failure(promise: Promise<unknown>): Promise<UpstreamError> {
+  const error = await promise.then(
+    () => {
+      throw new Error('expected a failure');
+    },
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(UpstreamError);
+  return error as UpstreamError;
 }
