@@ -1,5 +1,5 @@
-import { expect } from 'vitest';
-import type { SubscriberRecord } from '../../src/simulator/alerts/index.js';
+import { beforeAll, expect } from 'vitest';
+import type { AlertRecord, SubscriberRecord } from '../../src/simulator/alerts/index.js';
 import type { GraphQLResponse, TestGateway } from './gateway.js';
 
 /** An app id no app of the simulator has. */
@@ -41,4 +41,65 @@ export function alertsKit(gw: TestGateway) {
   }
 
   return { count, demo, me, headersOf, executeNamed, mutate };
+}
+
+/** The demo subscriber as the simulator holds it, read before the file's tests by `inboxKit`. */
+export let me: SubscriberRecord;
+
+export interface PageData {
+  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+  edges: { cursor: string; node: { id: string; notificationId: string; timestamp: string; app: { appId: string } | null } }[];
+}
+
+/** The inbox tests' reference and paging, on the demo subscriber (`me`, read before the file's tests). */
+export function inboxKit(gw: TestGateway) {
+  beforeAll(() => {
+    me = gw.sim.alerts.subscribers.get(gw.sim.alerts.demo.walletAddress)!;
+  });
+  const { count } = alertsKit(gw);
+  const subscribedAppIds = (s: SubscriberRecord) => new Set([...s.apps].filter(([, set]) => set.size > 0).map(([id]) => id));
+  const newestFirst = (a: AlertRecord, b: AlertRecord) =>
+    a.timestamp !== b.timestamp ? (a.timestamp < b.timestamp ? 1 : -1) : a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+
+  /** What the sim holds for the demo subscriber's inbox: one app's, or every subscribed app's. */
+  function expectedInbox(appId?: string): AlertRecord[] {
+    const scope = appId ? new Set([appId]) : subscribedAppIds(me);
+    return me.inbox.filter((a) => scope.has(a.appId)).sort(newestFirst);
+  }
+
+  const INBOX_PAGE = /* GraphQL */ `
+    query Page($first: Int, $after: String, $appId: String) {
+      viewer {
+        inbox(first: $first, after: $after, appId: $appId) {
+          pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
+          edges { cursor node { id notificationId timestamp app { appId } } }
+        }
+      }
+    }
+  `;
+
+  async function page(variables: Record<string, unknown>): Promise<PageData> {
+    const res = await gw.execute(INBOX_PAGE, variables, gw.viewerHeaders);
+    expect(res.errors).toBeUndefined();
+    return res.data!['viewer'].inbox as PageData;
+  }
+
+  async function pageToEnd(first: number, appId?: string) {
+    const ids: string[] = [];
+    let after: string | null = null;
+    let pages = 0;
+    for (;;) {
+      const p: PageData = await page({ first, after, appId });
+      pages++;
+      expect(p.pageInfo.hasPreviousPage).toBe(after !== null);
+      ids.push(...p.edges.map((e) => e.node.notificationId));
+      if (!p.pageInfo.hasNextPage) break;
+      expect(p.edges).toHaveLength(first);
+      after = p.pageInfo.endCursor;
+      expect(pages).toBeLessThan(50);
+    }
+    return { ids, pages };
+  }
+
+  return { count, subscribedAppIds, expectedInbox, page, pageToEnd };
 }
