@@ -1,66 +1,14 @@
-import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createClient } from 'graphql-ws';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { loadConfig } from '../../src/config.js';
-import { VERIFY_ATTEMPTS_PER_ADDRESS } from '../../src/plugins/caller-verification.js';
-import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import { attachGraphQLWs } from '../../src/ws.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { freePort, requireBinary, startRedis, stopProcess } from '../helpers/processes.js';
 import { nodeListener } from '../../src/node-http.js';
+import { bearer, ask, peer, verify, sim, gateway, useRateLimitGateways } from '../helpers/rate-limit.js';
 
-const haveRedis = requireBinary('test/plugins/rate-limit.test.ts', 'redis-server', ['--version'], 'apt-get install redis-server');
-
-const bearer = (token: string) => ({ authorization: `Bearer ${token}`, 'x-service-client-key': 'ck_any' });
-
-/** One `{ __typename }` over HTTP (in memory), from a client at `address` (the socket's peer): status, Retry-After and the error's extensions. */
-async function ask(gw: TestGateway, headers: Record<string, string> = {}, address = '203.0.113.7') {
-  const response = await gw.app.yoga.fetch(
-    'http://gateway.test/graphql',
-    {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...headers },
-      body: JSON.stringify({ query: '{ __typename }' }),
-    },
-    { req: peer(address, headers) },
-  );
-  const body = (await response.json()) as { data?: unknown; errors?: { extensions?: Record<string, unknown> }[] };
-  return { status: response.status, retryAfter: response.headers.get('retry-after'), data: body.data, extensions: body.errors?.[0]?.extensions };
-}
-
-/** The node request a server would hand Yoga: the socket's peer address and the headers as received. */
-function peer(address: string, headers: Record<string, string> = {}) {
-  return { socket: { remoteAddress: address }, headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])) };
-}
-
-/** Has the alerts service verify the demo subscriber's token (a viewer query), as a screen's first request does. */
-async function verify(gw: TestGateway, headers: Record<string, string>, address = '203.0.113.7') {
-  const response = await gw.app.yoga.fetch(
-    'http://gateway.test/graphql',
-    { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query: '{ viewer { id } }' }) },
-    { req: peer(address, headers) },
-  );
-  expect(((await response.json()) as { data: { viewer: { id: string } | null } }).data.viewer).not.toBeNull();
-}
-
-let sim: Simulator;
-const gateways: TestGateway[] = [];
-beforeAll(async () => {
-  sim = await startSimulator({ seed: 42 });
-});
-afterEach(async () => {
-  await Promise.all(gateways.splice(0).map((gw) => gw.close()));
-});
-afterAll(() => sim.close());
-
-async function gateway(config: Parameters<typeof startTestGateway>[0] = {}) {
-  const gw = await startTestGateway({ sim, ...config });
-  gateways.push(gw);
-  return gw;
-}
+useRateLimitGateways();
 
 describe('rate limit per caller, in process', () => {
   it('defaults to 3,000 operations a minute; RATE_LIMIT_PER_MINUTE sets it and 0 turns it off', () => {
@@ -236,107 +184,5 @@ describe('rate limit per caller, in process', () => {
       await closeWs();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
-  });
-});
-
-/** Behind one address shared by many people (a carrier's CGNAT). */
-const CARRIER = '100.64.0.1';
-const AUTH = 'alerts GET /v2/auth';
-
-/** The verification outcomes counted in `/metrics`. */
-async function verifications(gw: TestGateway): Promise<Record<string, number>> {
-  const metric = gw.services.registry.getSingleMetric('gateway_auth_verifications_total');
-  const values = metric ? (await metric.get()).values : [];
-  return Object.fromEntries(values.map((v) => [String(v.labels['outcome']), v.value]));
-}
-
-/** Two subscribers of the simulator, as their apps send them. */
-function twoSubscribers() {
-  const [a, b] = [...sim.alerts.subscribers.values()];
-  const clientKey = sim.alerts.demo.clientKey;
-  const headers = (token: string) => ({ authorization: `Bearer ${token}`, 'x-service-client-key': clientKey });
-  return { a: headers(a!.token), b: headers(b!.token) };
-}
-
-describe('rate limit behind one address (CGNAT)', () => {
-  it("counts each signed-in caller by itself from its first request: A's public reads never make B refused", async () => {
-    const gw = await gateway({ config: { rateLimitPerMinute: 4, authIdentityTtlMs: 60_000 } });
-    const { a, b } = twoSubscribers();
-    for (let i = 0; i < 4; i++) expect(await ask(gw, a, CARRIER)).toMatchObject({ status: 200, data: { __typename: 'Query' } });
-    expect(await ask(gw, a, CARRIER)).toMatchObject({ status: 429, extensions: { code: 'RATE_LIMITED' } });
-    // Same address, first request of another subscriber: its own budget.
-    for (let i = 0; i < 4; i++) expect(await ask(gw, b, CARRIER)).toMatchObject({ status: 200, data: { __typename: 'Query' } });
-    expect(await ask(gw, b, CARRIER)).toMatchObject({ status: 429, extensions: { code: 'RATE_LIMITED' } });
-    // Nor did either spend the address's budget: an anonymous caller there still has all of it.
-    for (let i = 0; i < 4; i++) expect((await ask(gw, {}, CARRIER)).status).toBe(200);
-    // Each token verified once (the identity memo), not once per request.
-    expect(gw.sim.controls.counts()).toEqual({ [AUTH]: 2 });
-    expect(await verifications(gw)).toEqual({ verified: 2 });
-  });
-
-  it('1,000 forged tokens from one address share its one budget and cost a bounded, counted number of auth calls', async () => {
-    const gw = await gateway({ config: { rateLimitPerMinute: 100, authIdentityTtlMs: 60_000 } });
-    const { a } = twoSubscribers();
-    // A subscriber verified before the flood keeps its own budget through it.
-    expect((await ask(gw, a, CARRIER)).status).toBe(200);
-    gw.sim.controls.resetCounts();
-    const statuses: number[] = [];
-    for (let batch = 0; batch < 20; batch++) {
-      const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => ask(gw, bearer(`forged-${batch}-${i}`), CARRIER)));
-      statuses.push(...answers.map((answer) => answer.status));
-    }
-    expect(statuses.filter((status) => status === 200)).toHaveLength(100);
-    expect(statuses.filter((status) => status === 429)).toHaveLength(900);
-    expect(gw.sim.controls.counts()).toEqual({ [AUTH]: VERIFY_ATTEMPTS_PER_ADDRESS });
-    expect(await verifications(gw)).toEqual({ verified: 1, refused: VERIFY_ATTEMPTS_PER_ADDRESS, skipped: 1000 - VERIFY_ATTEMPTS_PER_ADDRESS });
-    // A forged token sent again is remembered as refused: no call, still the address's budget.
-    gw.sim.controls.resetCounts();
-    expect((await ask(gw, bearer('forged-0-0'), CARRIER)).status).toBe(429);
-    expect(gw.sim.controls.counts()).toEqual({});
-    expect((await ask(gw, a, CARRIER)).status).toBe(200);
-  });
-
-  it('asks nothing to count a caller when the identity memo is off (AUTH_IDENTITY_TTL_MS=0)', async () => {
-    const gw = await gateway({ config: { rateLimitPerMinute: 2, authIdentityTtlMs: 0 } });
-    const { a } = twoSubscribers();
-    for (let i = 0; i < 2; i++) expect((await ask(gw, a, CARRIER)).status).toBe(200);
-    expect((await ask(gw, a, CARRIER)).status).toBe(429);
-    expect(gw.sim.controls.counts()).toEqual({});
-  });
-});
-
-describe.runIf(haveRedis)('rate limit shared across replicas through Redis', () => {
-  let redis: ChildProcess;
-  let redisUrl: string;
-  beforeAll(async () => {
-    const port = await freePort();
-    redis = await startRedis(port);
-    redisUrl = `redis://127.0.0.1:${port}`;
-  });
-  afterAll(() => stopProcess(redis));
-
-  it('counts one caller on both replicas together', async () => {
-    const a = await gateway({ config: { rateLimitPerMinute: 4, redisUrl } });
-    const b = await gateway({ config: { rateLimitPerMinute: 4, redisUrl } });
-    for (const gw of [a, b, a, b]) expect((await ask(gw, bearer('carol'), '192.0.2.40')).status).toBe(200);
-    expect(await ask(a, bearer('carol'), '192.0.2.40')).toMatchObject({ status: 429, extensions: { code: 'RATE_LIMITED' } });
-    expect(await ask(b, {}, '192.0.2.40')).toMatchObject({ status: 429, extensions: { code: 'RATE_LIMITED' } });
-    expect((await ask(b, bearer('dave'), '192.0.2.41')).status).toBe(200);
-  });
-
-  it("bounds one address's verification attempts on both replicas together", async () => {
-    const config = { rateLimitPerMinute: 1000, authIdentityTtlMs: 60_000, redisUrl };
-    const [a, b] = [await gateway({ config }), await gateway({ config })];
-    sim.controls.resetCounts();
-    for (let i = 0; i < 2 * VERIFY_ATTEMPTS_PER_ADDRESS; i++) await ask(i % 2 ? b : a, bearer(`forged-${i}`), '100.64.0.9');
-    expect(sim.controls.counts()).toEqual({ 'alerts GET /v2/auth': VERIFY_ATTEMPTS_PER_ADDRESS });
-  });
-
-  it('keeps limiting in process while Redis is away', async () => {
-    const unreachable = `redis://127.0.0.1:${await freePort()}`;
-    const gw = await gateway({ config: { rateLimitPerMinute: 2, redisUrl: unreachable } });
-    expect((await ask(gw, bearer('erin'))).status).toBe(200);
-    expect((await ask(gw, bearer('erin'))).status).toBe(200);
-    expect((await ask(gw, bearer('erin'))).status).toBe(429);
   });
 });
