@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENTS_TOPIC } from '../../src/events/redis-channel.js';
 import { signatureHeaders } from '../../src/simulator/events/index.js';
 import { trending } from '../events/helpers.js';
-import { freePort, requireBinary, startProcess, startRedis, stopProcess, type StartedProcess } from '../helpers/processes.js';
+import { requireBinary, startProcess, startRedis, stopProcess, type StartedProcess } from '../helpers/processes.js';
+import { ROOT, SECRET, RATE_LIMIT, SEND_ROUTE, type Replica, firstEvent, haproxyConfig, untilReady, distinctFreePorts } from '../helpers/cluster.js';
 
 /**
  * Two gateway replicas as real processes (`node --import tsx src/server.ts`), the simulator as a
@@ -16,16 +17,6 @@ import { freePort, requireBinary, startProcess, startRedis, stopProcess, type St
 const FILE = 'test/cluster/replicas.test.ts';
 const haveRedis = requireBinary(FILE, 'redis-server', ['--version'], 'apt-get install redis-server');
 const haveHaproxy = requireBinary(FILE, 'haproxy', ['-v'], 'apt-get install haproxy');
-
-const ROOT = new URL('../../', import.meta.url).pathname;
-const SECRET = 'cluster-webhook-secret';
-const RATE_LIMIT = 30;
-const SEND_ROUTE = 'alerts POST /v2/:appId/send';
-
-interface Replica {
-  url: string;
-  process: StartedProcess;
-}
 
 describe.runIf(haveRedis && haveHaproxy)('two replicas behind a real load balancer', () => {
   const started: StartedProcess[] = [];
@@ -218,67 +209,3 @@ describe.runIf(haveRedis && haveHaproxy)('two replicas behind a real load balanc
     expect((await gql(lb, '{ __typename }', {}, { authorization: 'Bearer after' })).status).toBe(200);
   });
 });
-
-/** The first `next` event's data on a GraphQL over SSE stream. */
-async function firstEvent(body: ReadableStream<Uint8Array>): Promise<unknown> {
-  const decoder = new TextDecoder();
-  let buffer = '';
-  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-    buffer += decoder.decode(chunk, { stream: true });
-    for (const block of buffer.split('\n\n').slice(0, -1)) {
-      const lines = block.split('\n');
-      if (!lines.includes('event: next')) continue;
-      const data = lines.filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trim());
-      return JSON.parse(data.join('\n'));
-    }
-  }
-  throw new Error('the event stream ended without an event');
-}
-
-function haproxyConfig(port: number, servers: string[]): string {
-  return `global
-  maxconn 512
-
-defaults
-  mode http
-  timeout connect 1s
-  timeout client 30s
-  timeout server 30s
-  # Event streams stay open.
-  timeout tunnel 30s
-  # A request refused at connect time (a replica gone) goes to the other one. One server connection
-  # per request: a request never rides an idle connection to a replica that has died since.
-  retries 2
-  option redispatch
-  option http-server-close
-  timeout check 2s
-
-frontend gateway
-  bind 127.0.0.1:${port}
-  default_backend replicas
-
-backend replicas
-  balance roundrobin
-  option httpchk GET /ready
-${servers.map((url, i) => `  server r${i} ${new URL(url).host} check inter 250ms fall 3 rise 2`).join('\n')}
-`;
-}
-
-/** Polls `/ready` until 200; fails at once if the process exits, with what it printed. */
-async function untilReady(url: string, started: StartedProcess): Promise<void> {
-  for (;;) {
-    if (started.child.exitCode !== null) throw new Error(`${url}: exited (${started.child.exitCode}) before it was ready:\n${started.output()}`);
-    const status = await fetch(`${url}/ready`).then(
-      (response) => response.status,
-      () => 0,
-    );
-    if (status === 200) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-async function distinctFreePorts(n: number): Promise<number[]> {
-  const ports = new Set<number>();
-  while (ports.size < n) ports.add(await freePort());
-  return [...ports];
-}
