@@ -3,7 +3,7 @@ import type { Plugin } from 'graphql-yoga';
 import { Counter, type Registry } from 'prom-client';
 import type { Context, ServerContext } from '../context.js';
 import { subscriberKey } from '../credentials.js';
-import { InFlight, NotShared } from '../inflight.js';
+import { InFlight, NotShared, toError, type Flight } from '../inflight.js';
 import { isDeadlineExceeded } from '../operation/index.js';
 
 export interface CollapseOptions {
@@ -41,11 +41,34 @@ export function useCollapseInflight(options: CollapseOptions = {}): Plugin<Conte
   return createCollapse(options).plugin;
 }
 
-/** The collapse's plugin, and `run`: an operation's execution, shared with an identical one in flight (the direct path's too). */
+/**
+ * The collapse's plugin, and its steps for the direct path, which begins a leader's execution itself so
+ * that the execution runs in the direct path's frame rather than under the collapse's:
+ *
+ *     const joined = collapse.join(args, context, executeFn);
+ *     const result = await (typeof joined === 'string' ? collapse.lead(joined, context, executeFn(args)) : (joined ?? executeFn(args)));
+ */
 export interface Collapse {
   plugin: Plugin<Context>;
+  /**
+   * An identical execution's answer in flight to wait on (running its own when that answer is not its
+   * to share); else the key to `lead` under once its execution began, or null when it never collapses.
+   */
+  join(args: ExecutionArgs, context: Context, executeFn: (args: ExecutionArgs) => unknown): Execution | string | null;
+  /** Lists a request's execution, begun by its caller, under `key` for identical ones to join until it settles: its answer. */
+  lead(key: string, context: Context, pending: unknown): Execution;
+  /** `join` and `lead` in one call. */
   run(args: ExecutionArgs, context: Context, executeFn: (args: ExecutionArgs) => unknown): unknown;
 }
+
+/** A variables object with no entry, which every request without variables carries or lacks: its key's part needs no serializing. */
+function noVariables(variables: ExecutionArgs['variableValues']): boolean {
+  for (const _ in variables) return false;
+  return true;
+}
+
+/** The key's tail of a request with no app key, no client bound on age and no variables: most requests'. */
+const PLAIN_TAIL = '\n\n\n{}';
 
 export function createCollapse(options: CollapseOptions = {}): Collapse {
   // Incremental results are each request's own stream, and an answer cut short by its leader's deadline
@@ -76,29 +99,46 @@ export function createCollapse(options: CollapseOptions = {}): Collapse {
     const { subscriber, apiKey } = context.credentials;
     const cacheControl = context.cacheControl;
     const bound = cacheControl ? (cacheControl.noCache ? 0 : (cacheControl.maxAgeMs ?? '')) : '';
-    return `${prefix}${subscriber ? subscriberKey(subscriber) : ''}\n${apiKey ? 'key' : ''}\n${bound}\n${JSON.stringify(args.variableValues ?? {})}`;
+    const plain = noVariables(args.variableValues);
+    const tail = plain && !apiKey && bound === '' ? PLAIN_TAIL : `\n${apiKey ? 'key' : ''}\n${bound}\n${plain ? '{}' : JSON.stringify(args.variableValues)}`;
+    return subscriber ? prefix + subscriberKey(subscriber) + tail : prefix + tail;
   };
 
-  /** The request's execution: a leader's answer in flight for the same key, or its own (then led by it). */
-  const execute = (key: string, context: Context, execArgs: ExecutionArgs, executeFn: (args: ExecutionArgs) => unknown, passed?: unknown): Execution => {
-    const leader = inflight.get(key);
-    const deadlineAt = context.scope?.deadline?.at;
-    if (!leader || leader === passed) {
-      if (executions) executions.ran++;
-      // The execution is its request's: that caller's abort or deadline cuts it short, for its waiters too.
-      const owner = { signal: context.request.signal, deadlineAt };
-      return inflight.start(key, () => Promise.resolve(executeFn(execArgs) as Executed), { owner, meta: undefined }).result;
-    }
-    // Its own abort needs no leaving: the leader settles soon and the answer goes nowhere. At its
-    // deadline, or when the leader's outcome is not its to share (a failure included), it runs its own.
-    return leader.join({ deadlineAt, expired: () => new NotShared() }).answer.then(
+  // A waiter at its deadline runs its own, as it does when the leader's outcome is not its to share.
+  const join = (leader: Flight<string, Executed, undefined>, key: string, context: Context, args: ExecutionArgs, executeFn: (args: ExecutionArgs) => unknown): Execution =>
+    leader.join({ deadlineAt: context.scope?.deadline?.at, expired: notShared }).answer.then(
       (result) => {
         if (executions) executions.shared++;
         const top = result as ExecutionResult;
+        // Each waiter's own top level: a hook annotating one request's result never writes into another's.
         return { ...top, ...(top.extensions ? { extensions: { ...top.extensions } } : {}) };
       },
-      () => execute(key, context, execArgs, executeFn, leader),
+      () => {
+        // Its own abort needs no leaving: the leader settles soon and the answer goes nowhere.
+        const next = inflight.get(key);
+        return next && next !== leader ? join(next, key, context, args, executeFn) : lead(key, context, begin(executeFn, args));
+      },
     );
+
+  /** The request's own execution, listed under `key` until it settles; its caller's abort or deadline cuts it short, for its waiters too. */
+  async function lead(key: string, context: Context, pending: unknown): Execution {
+    if (executions) executions.ran++;
+    const flight = inflight.lead(key, context.request.signal, context.scope?.deadline?.at);
+    let result: Executed;
+    try {
+      result = (await pending) as Executed;
+    } catch (error) {
+      flight.reject(error);
+      throw error;
+    }
+    flight.resolve(result);
+    return result;
+  }
+
+  /** The request's execution under `key`: a leader's answer in flight, or its own (then leading). */
+  const runKeyed = (key: string, args: ExecutionArgs, context: Context, executeFn: (args: ExecutionArgs) => unknown): Execution => {
+    const leader = inflight.get(key);
+    return leader ? join(leader, key, context, args, executeFn) : lead(key, context, begin(executeFn, args));
   };
 
   return {
@@ -106,14 +146,30 @@ export function createCollapse(options: CollapseOptions = {}): Collapse {
       onExecute({ args, executeFn, setExecuteFn }) {
         const context = args.contextValue;
         const key = keyOf(args, context);
-        if (key !== null) setExecuteFn((execArgs: ExecutionArgs) => execute(key, context, execArgs, executeFn));
+        if (key !== null) setExecuteFn((execArgs: ExecutionArgs) => runKeyed(key, execArgs, context, executeFn));
       },
     },
+    join(args, context, executeFn) {
+      const key = keyOf(args, context);
+      if (key === null) return null;
+      const leader = inflight.get(key);
+      return leader ? join(leader, key, context, args, executeFn) : key;
+    },
+    lead,
     run(args, context, executeFn) {
       const key = keyOf(args, context);
-      return key === null ? executeFn(args) : execute(key, context, args, executeFn);
+      return key === null ? executeFn(args) : runKeyed(key, args, context, executeFn);
     },
   };
+}
+
+/** An execution begun: its promise, or its result, or the rejection of an execution that threw before returning one. */
+function begin(executeFn: (args: ExecutionArgs) => unknown, args: ExecutionArgs): unknown {
+  try {
+    return executeFn(args);
+  } catch (error) {
+    return Promise.reject(toError(error));
+  }
 }
 
 interface Executions {
@@ -150,6 +206,10 @@ function executionsOf(registry: Registry): Executions {
 /** Whether some field of an answer failed because its request's deadline passed. */
 function cutByDeadline(result: ExecutionResult): boolean {
   return result.errors?.some((error) => error.extensions?.['reason'] === 'DEADLINE' || isDeadlineExceeded(error.originalError)) ?? false;
+}
+
+function notShared(): Error {
+  return new NotShared();
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
