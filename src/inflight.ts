@@ -9,6 +9,8 @@
  * - A flight owned by a caller (an execution, under its request's signal and deadline) is not joined
  *   once that caller left, and its waiters are told `NotShared`: they run their own.
  * - A flight started with `abandoned` ends when its last waiter leaves (an upstream call nobody awaits).
+ * - Work its owner began and settles itself (`lead`, an execution) is listed as the owner: its flight
+ *   is made when a first waiter joins, most executions being joined by none.
  *
  * Written here because the libraries at hand do not cover it: DataLoader shares within one request,
  * undici's deduplicate interceptor shares HTTP dispatches only, and a memoized promise gives no waiter
@@ -38,16 +40,39 @@ export class NotShared extends Error {
   override message = 'the work in flight is not an answer to share';
 }
 
-export class InFlight<K, T, M = undefined> {
-  readonly #flights = new Map<K, Flight<K, T, M>>();
+/** How a site reads the owner it leads a flight as (an object it already holds, such as a request's context). */
+export interface Owners<O> {
+  signal(owner: O): AbortSignal | undefined;
+  /** `performance.now()` at which the owner's time runs out. */
+  deadlineAt(owner: O): number | undefined;
+}
 
-  /** @param shares whether a settled flight's value answers its waiters (default: every value). */
-  constructor(readonly shares: (value: T) => boolean = () => true) {}
+export class InFlight<K, T, M = undefined, O extends object = object> {
+  // A flight led by its owner (`lead`) is listed as the owner itself until a first waiter joins it.
+  readonly #flights = new Map<K, Flight<K, T, M> | O>();
+  // The flights made for led owners' first waiters, by owner: its settling reaches them even once another is listed.
+  readonly #joined = new WeakMap<O, Flight<K, T, M>>();
+
+  /**
+   * @param shares whether a settled flight's value answers its waiters (default: every value).
+   * @param owners how the owners of led flights are read (needed by `lead` only).
+   */
+  constructor(
+    readonly shares: (value: T) => boolean = () => true,
+    readonly owners?: Owners<O>,
+  ) {}
 
   /** The flight a caller may join now: listed, its owner still there, not abandoned. */
   get(key: K): Flight<K, T, M> | undefined {
-    const flight = this.#flights.get(key);
-    return flight?.joinable() ? flight : undefined;
+    const listed = this.#flights.get(key);
+    if (listed === undefined || listed instanceof Flight) return listed?.joinable() ? listed : undefined;
+    const signal = this.owners!.signal(listed);
+    if (signal?.aborted) return undefined;
+    // A led flight's first waiter: its flight is made now, most never being joined.
+    const flight = new Flight(key, this, undefined as M, signal, this.owners!.deadlineAt(listed), undefined);
+    this.#flights.set(key, flight);
+    this.#joined.set(listed, flight);
+    return flight;
   }
 
   get size(): number {
@@ -63,13 +88,31 @@ export class InFlight<K, T, M = undefined> {
   }
 
   /**
-   * Lists, under `key`, work its owner (of `signal` and `deadlineAt`) already began and settles itself
-   * with the flight's `resolve` or `reject`: no work function, options or owner object to allocate for
-   * a flight that, on a path where most are never joined, is listed only in case one is.
+   * Lists under `key` (in place of any flight listed there) work that `owner` already began, until the
+   * owner settles it with `settle`: nothing is allocated for it unless a waiter joins.
    */
-  lead(this: InFlight<K, T, undefined>, key: K, signal: AbortSignal | undefined, deadlineAt: number | undefined): Flight<K, T, undefined> {
-    const flight = new Flight(key, this, undefined, signal, deadlineAt, undefined);
-    this.#flights.set(key, flight);
+  lead(key: K, owner: O): void {
+    this.#flights.set(key, owner);
+  }
+
+  /** The work `owner` leads under `key` answered `value`: its waiters, if any joined, get it. */
+  resolve(key: K, owner: O, value: T): void {
+    this.#ledFlight(key, owner)?.resolve(value);
+  }
+
+  /** The work `owner` leads under `key` failed: its waiters, if any joined, learn it. */
+  reject(key: K, owner: O, error: unknown): void {
+    this.#ledFlight(key, owner)?.reject(error);
+  }
+
+  /** Unlists the work `owner` led under `key`: the flight made for its waiters, if one joined. */
+  #ledFlight(key: K, owner: O): Flight<K, T, M> | undefined {
+    if (this.#flights.get(key) === owner) {
+      this.#flights.delete(key);
+      return undefined;
+    }
+    const flight = this.#joined.get(owner);
+    if (flight) this.#joined.delete(owner);
     return flight;
   }
 
@@ -95,7 +138,7 @@ export class Flight<K, T, M> {
   /** @internal Made by `InFlight.start` or `lead`. The owner's signal and deadline are kept as they are, without an object of their own. */
   constructor(
     readonly key: K,
-    readonly flights: InFlight<K, T, M>,
+    readonly flights: Pick<InFlight<K, T, M, never>, 'shares' | 'unlist'>,
     readonly meta: M,
     private readonly ownerSignal: AbortSignal | undefined,
     private readonly ownerDeadlineAt: number | undefined,

@@ -3,7 +3,7 @@ import type { Plugin } from 'graphql-yoga';
 import { Counter, type Registry } from 'prom-client';
 import type { Context, ServerContext } from '../context.js';
 import { subscriberKey } from '../credentials.js';
-import { InFlight, NotShared, toError, type Flight } from '../inflight.js';
+import { InFlight, NotShared, toError, type Flight, type Owners } from '../inflight.js';
 import { isDeadlineExceeded } from '../operation/index.js';
 
 export interface CollapseOptions {
@@ -74,7 +74,8 @@ export function createCollapse(options: CollapseOptions = {}): Collapse {
   // Incremental results are each request's own stream, and an answer cut short by its leader's deadline
   // is no answer for a waiter still waiting (whose deadline is later): neither is shared. The answer is
   // read rather than the clock because a deadline's timer may fire a little before `performance.now()` reaches it.
-  const inflight = new InFlight<string, Executed>((result) => !isAsyncIterable(result) && !cutByDeadline(result));
+  // A leader is listed as its request's context, read for its signal and deadline only if someone joins it.
+  const inflight = new InFlight<string, Executed, undefined, Context>((result) => !isAsyncIterable(result) && !cutByDeadline(result), OWNERS);
   // Per parsed document (the parse cache hands out one per text) and operation name: the key's start, or null for a non-query.
   const prefixes = new WeakMap<DocumentNode, Map<string | undefined, string | null>>();
   let nextDocumentId = 0;
@@ -123,15 +124,15 @@ export function createCollapse(options: CollapseOptions = {}): Collapse {
   /** The request's own execution, listed under `key` until it settles; its caller's abort or deadline cuts it short, for its waiters too. */
   async function lead(key: string, context: Context, pending: unknown): Execution {
     if (executions) executions.ran++;
-    const flight = inflight.lead(key, context.request.signal, context.scope?.deadline?.at);
+    inflight.lead(key, context);
     let result: Executed;
     try {
       result = (await pending) as Executed;
     } catch (error) {
-      flight.reject(error);
+      inflight.reject(key, context, error);
       throw error;
     }
-    flight.resolve(result);
+    inflight.resolve(key, context, result);
     return result;
   }
 
@@ -207,6 +208,12 @@ function executionsOf(registry: Registry): Executions {
 function cutByDeadline(result: ExecutionResult): boolean {
   return result.errors?.some((error) => error.extensions?.['reason'] === 'DEADLINE' || isDeadlineExceeded(error.originalError)) ?? false;
 }
+
+/** A leading request's signal and deadline, read from its context. */
+const OWNERS: Owners<Context> = {
+  signal: (context) => context.request.signal,
+  deadlineAt: (context) => context.scope?.deadline?.at,
+};
 
 function notShared(): Error {
   return new NotShared();
