@@ -46,7 +46,7 @@ export function useCollapseInflight(options: CollapseOptions = {}): Plugin<Conte
  * that the execution runs in the direct path's frame rather than under the collapse's:
  *
  *     const joined = collapse.join(args, context, executeFn);
- *     const result = await (typeof joined === 'string' ? collapse.lead(joined, context, executeFn(args)) : (joined ?? executeFn(args)));
+ *     const result = await (typeof joined === 'string' ? collapse.lead(args, joined, context, executeFn(args)) : (joined ?? executeFn(args)));
  */
 export interface Collapse {
   plugin: Plugin<Context>;
@@ -55,8 +55,8 @@ export interface Collapse {
    * to share); else the key to `lead` under once its execution began, or null when it never collapses.
    */
   join(args: ExecutionArgs, context: Context, executeFn: (args: ExecutionArgs) => unknown): Execution | string | null;
-  /** Lists a request's execution, begun by its caller, under `key` for identical ones to join until it settles: its answer. */
-  lead(key: string, context: Context, pending: unknown): Execution;
+  /** Lists a request's execution, begun by its caller, under the `key` `join` gave for identical ones to join until it settles: its answer. */
+  lead(args: ExecutionArgs, key: string, context: Context, pending: unknown): Execution;
   /** `join` and `lead` in one call. */
   run(args: ExecutionArgs, context: Context, executeFn: (args: ExecutionArgs) => unknown): unknown;
 }
@@ -67,46 +67,48 @@ function noVariables(variables: ExecutionArgs['variableValues']): boolean {
   return true;
 }
 
-/** The key's tail of a request with no app key, no client bound on age and no variables: most requests'. */
-const PLAIN_TAIL = '\n\n\n{}';
+type Flights = InFlight<string, Executed, undefined, Context>;
 
 export function createCollapse(options: CollapseOptions = {}): Collapse {
   // Incremental results are each request's own stream, and an answer cut short by its leader's deadline
   // is no answer for a waiter still waiting (whose deadline is later): neither is shared. The answer is
   // read rather than the clock because a deadline's timer may fire a little before `performance.now()` reaches it.
-  // A leader is listed as its request's context, read for its signal and deadline only if someone joins it.
-  const inflight = new InFlight<string, Executed, undefined, Context>((result) => !isAsyncIterable(result) && !cutByDeadline(result), OWNERS);
-  // Per parsed document (the parse cache hands out one per text) and operation name: the key's start, or null for a non-query.
-  const prefixes = new WeakMap<DocumentNode, Map<string | undefined, string | null>>();
-  let nextDocumentId = 0;
+  const shares = (result: Executed) => !isAsyncIterable(result) && !cutByDeadline(result);
+  // Per parsed document (the parse cache hands out one per text) and operation name: its executions in
+  // flight, or null for a non-query. A leader is listed as its request's context (read for its signal
+  // and deadline only if someone joins it), under the key of what else tells two executions apart.
+  const operations = new WeakMap<DocumentNode, Map<string | undefined, Flights | null>>();
   const executions = options.registry ? executionsOf(options.registry) : null;
 
-  const prefixOf = (document: DocumentNode, operationName: string | undefined): string | null => {
-    let byName = prefixes.get(document);
-    if (!byName) prefixes.set(document, (byName = new Map<string | undefined, string | null>()));
-    let prefix = byName.get(operationName);
-    if (prefix === undefined) {
-      const query = getOperationAST(document, operationName)?.operation === OperationTypeNode.QUERY;
-      byName.set(operationName, (prefix = query ? `${nextDocumentId++}\n${operationName ?? ''}\n` : null));
+  const flightsOf = (args: ExecutionArgs): Flights | null => {
+    let byName = operations.get(args.document);
+    if (!byName) operations.set(args.document, (byName = new Map<string | undefined, Flights | null>()));
+    const operationName = args.operationName ?? undefined;
+    let flights = byName.get(operationName);
+    if (flights === undefined) {
+      const query = getOperationAST(args.document, operationName)?.operation === OperationTypeNode.QUERY;
+      byName.set(operationName, (flights = query ? new InFlight(shares, OWNERS) : null));
     }
-    return prefix;
+    return flights;
   };
 
-  // The subscriber's key is the one the request's identity lookup and the response cache use: made once per request (credentials.ts).
-  const keyOf = (args: ExecutionArgs, context: Context): string | null => {
-    if (!context.request || options.ownAnswer?.(context as Context & ServerContext)) return null;
-    const prefix = prefixOf(args.document, args.operationName ?? undefined);
-    if (prefix === null) return null;
+  const collapsible = (context: Context) => context.request && !options.ownAnswer?.(context as Context & ServerContext);
+
+  // The caller by the key the request's identity lookup and the response cache use, made once per request
+  // (credentials.ts); alone for most requests (no app key, age bound or variables), a string whose hash the
+  // map computes once; else with the rest after a line break, which no subscriber key holds.
+  const keyOf = (args: ExecutionArgs, context: Context): string => {
     const { subscriber, apiKey } = context.credentials;
+    const caller = subscriber ? subscriberKey(subscriber) : '';
     const cacheControl = context.cacheControl;
     const bound = cacheControl ? (cacheControl.noCache ? 0 : (cacheControl.maxAgeMs ?? '')) : '';
     const plain = noVariables(args.variableValues);
-    const tail = plain && !apiKey && bound === '' ? PLAIN_TAIL : `\n${apiKey ? 'key' : ''}\n${bound}\n${plain ? '{}' : JSON.stringify(args.variableValues)}`;
-    return subscriber ? prefix + subscriberKey(subscriber) + tail : prefix + tail;
+    if (plain && !apiKey && bound === '') return caller;
+    return `${caller}\n${apiKey ? 'key' : ''}\n${bound}\n${plain ? '{}' : JSON.stringify(args.variableValues)}`;
   };
 
   // A waiter at its deadline runs its own, as it does when the leader's outcome is not its to share.
-  const join = (leader: Flight<string, Executed, undefined>, key: string, context: Context, args: ExecutionArgs, executeFn: (args: ExecutionArgs) => unknown): Execution =>
+  const join = (flights: Flights, leader: Flight<string, Executed, undefined>, key: string, context: Context, args: ExecutionArgs, executeFn: (args: ExecutionArgs) => unknown): Execution =>
     leader.join({ deadlineAt: context.scope?.deadline?.at, expired: notShared }).answer.then(
       (result) => {
         if (executions) executions.shared++;
@@ -116,50 +118,53 @@ export function createCollapse(options: CollapseOptions = {}): Collapse {
       },
       () => {
         // Its own abort needs no leaving: the leader settles soon and the answer goes nowhere.
-        const next = inflight.get(key);
-        return next && next !== leader ? join(next, key, context, args, executeFn) : lead(key, context, begin(executeFn, args));
+        const next = flights.get(key);
+        return next && next !== leader ? join(flights, next, key, context, args, executeFn) : lead(flights, key, context, begin(executeFn, args));
       },
     );
 
   /** The request's own execution, listed under `key` until it settles; its caller's abort or deadline cuts it short, for its waiters too. */
-  async function lead(key: string, context: Context, pending: unknown): Execution {
+  async function lead(flights: Flights, key: string, context: Context, pending: unknown): Execution {
     if (executions) executions.ran++;
-    inflight.lead(key, context);
+    flights.lead(key, context);
     let result: Executed;
     try {
       result = (await pending) as Executed;
     } catch (error) {
-      inflight.reject(key, context, error);
+      flights.reject(key, context, error);
       throw error;
     }
-    inflight.resolve(key, context, result);
+    flights.resolve(key, context, result);
     return result;
   }
 
   /** The request's execution under `key`: a leader's answer in flight, or its own (then leading). */
-  const runKeyed = (key: string, args: ExecutionArgs, context: Context, executeFn: (args: ExecutionArgs) => unknown): Execution => {
-    const leader = inflight.get(key);
-    return leader ? join(leader, key, context, args, executeFn) : lead(key, context, begin(executeFn, args));
+  const runKeyed = (flights: Flights, key: string, args: ExecutionArgs, context: Context, executeFn: (args: ExecutionArgs) => unknown): Execution => {
+    const leader = flights.get(key);
+    return leader ? join(flights, leader, key, context, args, executeFn) : lead(flights, key, context, begin(executeFn, args));
   };
 
   return {
     plugin: {
       onExecute({ args, executeFn, setExecuteFn }) {
         const context = args.contextValue;
+        const flights = collapsible(context) ? flightsOf(args) : null;
+        if (!flights) return;
         const key = keyOf(args, context);
-        if (key !== null) setExecuteFn((execArgs: ExecutionArgs) => runKeyed(key, execArgs, context, executeFn));
+        setExecuteFn((execArgs: ExecutionArgs) => runKeyed(flights, key, execArgs, context, executeFn));
       },
     },
     join(args, context, executeFn) {
+      const flights = collapsible(context) ? flightsOf(args) : null;
+      if (!flights) return null;
       const key = keyOf(args, context);
-      if (key === null) return null;
-      const leader = inflight.get(key);
-      return leader ? join(leader, key, context, args, executeFn) : key;
+      const leader = flights.get(key);
+      return leader ? join(flights, leader, key, context, args, executeFn) : key;
     },
-    lead,
+    lead: (args, key, context, pending) => lead(flightsOf(args)!, key, context, pending),
     run(args, context, executeFn) {
-      const key = keyOf(args, context);
-      return key === null ? executeFn(args) : runKeyed(key, args, context, executeFn);
+      const flights = collapsible(context) ? flightsOf(args) : null;
+      return flights ? runKeyed(flights, keyOf(args, context), args, context, executeFn) : executeFn(args);
     },
   };
 }
