@@ -89,7 +89,7 @@ export class InFlight<K, T, M = undefined, O extends object = object> {
 
   /**
    * Lists under `key` (in place of any flight listed there) work that `owner` already began, until the
-   * owner settles it with `settle`: nothing is allocated for it unless a waiter joins.
+   * owner settles it with `resolve` or `reject`: nothing is allocated for it unless a waiter joins.
    */
   lead(key: K, owner: O): void {
     this.#flights.set(key, owner);
