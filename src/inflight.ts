@@ -9,21 +9,16 @@
  * - A flight owned by a caller (an execution, under its request's signal and deadline) is not joined
  *   once that caller left, and its waiters are told `NotShared`: they run their own.
  * - A flight started with `abandoned` ends when its last waiter leaves (an upstream call nobody awaits).
+ * - Work its owner began and settles itself (`lead`, an execution) is listed as the owner: its flight
+ *   is made when a first waiter joins, most executions being joined by none.
  *
  * Written here because the libraries at hand do not cover it: DataLoader shares within one request,
  * undici's deduplicate interceptor shares HTTP dispatches only, and a memoized promise gives no waiter
  * its own deadline nor tells an abandoned leader from an answer.
  */
+import { toError, Waiter, type Caller, type Outcome } from './inflight-waiter.js';
 
-/** One caller waiting on a flight. */
-export interface Caller {
-  /** Its abort ends this caller's wait, with `aborted()` (default: the signal's reason). */
-  signal?: AbortSignal;
-  aborted?: () => Error;
-  /** `performance.now()` at which this caller stops waiting, with `expired()`. */
-  deadlineAt?: number;
-  expired?: () => Error;
-}
+export { toError, Waiter, type Caller } from './inflight-waiter.js';
 
 /** The caller a flight's work belongs to: once it left, the flight's answer is not shared. */
 export interface Owner {
@@ -45,18 +40,39 @@ export class NotShared extends Error {
   override message = 'the work in flight is not an answer to share';
 }
 
-type Outcome<T> = { value: T; error?: undefined } | { error: Error };
+/** How a site reads the owner it leads a flight as (an object it already holds, such as a request's context). */
+export interface Owners<O> {
+  signal(owner: O): AbortSignal | undefined;
+  /** `performance.now()` at which the owner's time runs out. */
+  deadlineAt(owner: O): number | undefined;
+}
 
-export class InFlight<K, T, M = undefined> {
-  readonly #flights = new Map<K, Flight<K, T, M>>();
+export class InFlight<K, T, M = undefined, O extends object = object> {
+  // A flight led by its owner (`lead`) is listed as the owner itself until a first waiter joins it.
+  readonly #flights = new Map<K, Flight<K, T, M> | O>();
+  // The flights made for led owners' first waiters, by owner: its settling reaches them even once another is listed.
+  readonly #joined = new WeakMap<O, Flight<K, T, M>>();
 
-  /** @param shares whether a settled flight's value answers its waiters (default: every value). */
-  constructor(readonly shares: (value: T) => boolean = () => true) {}
+  /**
+   * @param shares whether a settled flight's value answers its waiters (default: every value).
+   * @param owners how the owners of led flights are read (needed by `lead` only).
+   */
+  constructor(
+    readonly shares: (value: T) => boolean = () => true,
+    readonly owners?: Owners<O>,
+  ) {}
 
   /** The flight a caller may join now: listed, its owner still there, not abandoned. */
   get(key: K): Flight<K, T, M> | undefined {
-    const flight = this.#flights.get(key);
-    return flight?.joinable() ? flight : undefined;
+    const listed = this.#flights.get(key);
+    if (listed === undefined || listed instanceof Flight) return listed?.joinable() ? listed : undefined;
+    const signal = this.owners!.signal(listed);
+    if (signal?.aborted) return undefined;
+    // A led flight's first waiter: its flight is made now, most never being joined.
+    const flight = new Flight(key, this, undefined as M, signal, this.owners!.deadlineAt(listed), undefined);
+    this.#flights.set(key, flight);
+    this.#joined.set(listed, flight);
+    return flight;
   }
 
   get size(): number {
@@ -65,9 +81,38 @@ export class InFlight<K, T, M = undefined> {
 
   /** Starts `work` under `key` (in place of any flight listed there), listed until it settles. */
   start(key: K, work: () => Promise<T>, options: StartOptions<M>): Flight<K, T, M> {
-    const flight = new Flight(key, this, options);
+    const flight = new Flight(key, this, options.meta, options.owner?.signal, options.owner?.deadlineAt, options.abandoned);
     this.#flights.set(key, flight);
     flight.run(work);
+    return flight;
+  }
+
+  /**
+   * Lists under `key` (in place of any flight listed there) work that `owner` already began, until the
+   * owner settles it with `resolve` or `reject`: nothing is allocated for it unless a waiter joins.
+   */
+  lead(key: K, owner: O): void {
+    this.#flights.set(key, owner);
+  }
+
+  /** The work `owner` leads under `key` answered `value`: its waiters, if any joined, get it. */
+  resolve(key: K, owner: O, value: T): void {
+    this.#ledFlight(key, owner)?.resolve(value);
+  }
+
+  /** The work `owner` leads under `key` failed: its waiters, if any joined, learn it. */
+  reject(key: K, owner: O, error: unknown): void {
+    this.#ledFlight(key, owner)?.reject(error);
+  }
+
+  /** Unlists the work `owner` led under `key`: the flight made for its waiters, if one joined. */
+  #ledFlight(key: K, owner: O): Flight<K, T, M> | undefined {
+    if (this.#flights.get(key) === owner) {
+      this.#flights.delete(key);
+      return undefined;
+    }
+    const flight = this.#joined.get(owner);
+    if (flight) this.#joined.delete(owner);
     return flight;
   }
 
@@ -83,25 +128,22 @@ export class InFlight<K, T, M = undefined> {
 }
 
 export class Flight<K, T, M> {
-  /** The work's own outcome, for its owner. */
+  /** The work's own outcome, for its owner (a flight started with work; one led by its owner has none). */
   result!: Promise<T>;
-  readonly meta: M;
   // Made when the first waiter joins: most executions' flights are never joined.
   #waiters: Set<Waiter<T>> | undefined;
-  readonly #owner: Owner | undefined;
-  readonly #abandoned: ((reason: Error) => void) | undefined;
   #outcome: Outcome<T> | undefined;
   #ended = false;
 
+  /** @internal Made by `InFlight.start` or `lead`. The owner's signal and deadline are kept as they are, without an object of their own. */
   constructor(
     readonly key: K,
-    readonly flights: InFlight<K, T, M>,
-    options: StartOptions<M>,
-  ) {
-    this.meta = options.meta;
-    this.#owner = options.owner;
-    this.#abandoned = options.abandoned;
-  }
+    readonly flights: Pick<InFlight<K, T, M, never>, 'shares' | 'unlist'>,
+    readonly meta: M,
+    private readonly ownerSignal: AbortSignal | undefined,
+    private readonly ownerDeadlineAt: number | undefined,
+    private readonly abandoned: ((reason: Error) => void) | undefined,
+  ) {}
 
   /** @internal */
   run(work: () => Promise<T>): void {
@@ -110,14 +152,32 @@ export class Flight<K, T, M> {
     } catch (error) {
       this.result = Promise.reject(toError(error));
     }
-    this.result.then(
-      (value) => this.#settle({ value }),
-      (error: unknown) => this.#settle({ error: toError(error) }),
-    );
+    void this.#await(this.result);
+  }
+
+  /** Settles with the outcome of `pending`: an async method rather than `then` with two new closures per flight. */
+  async #await(pending: Promise<T>): Promise<void> {
+    let value: T;
+    try {
+      value = await pending;
+    } catch (error) {
+      return this.reject(error);
+    }
+    this.resolve(value);
+  }
+
+  /** The owner's work answered `value` (a flight led by its owner is settled by it). */
+  resolve(value: T): void {
+    this.#settle({ value });
+  }
+
+  /** The owner's work failed. */
+  reject(error: unknown): void {
+    this.#settle({ error: toError(error) });
   }
 
   joinable(): boolean {
-    return !this.#ended && this.#outcome === undefined && !this.#owner?.signal?.aborted;
+    return !this.#ended && this.#outcome === undefined && !this.ownerSignal?.aborted;
   }
 
   /** Waits on this flight as `caller`. */
@@ -135,13 +195,14 @@ export class Flight<K, T, M> {
   /** @internal A waiter left before the flight settled: the last to leave ends a flight that can be abandoned. */
   leave(waiter: Waiter<T>, reason: Error): void {
     const waiters = this.#waiters;
-    if (!waiters?.delete(waiter) || waiters.size > 0 || !this.#abandoned || this.#outcome) return;
+    if (!waiters?.delete(waiter) || waiters.size > 0 || !this.abandoned || this.#outcome) return;
     this.#ended = true;
     this.flights.unlist(this);
-    this.#abandoned(reason);
+    this.abandoned(reason);
   }
 
   #settle(outcome: Outcome<T>): void {
+    if (this.#outcome) return;
     this.#outcome = outcome;
     this.flights.unlist(this);
     const waiters = this.#waiters;
@@ -152,81 +213,11 @@ export class Flight<K, T, M> {
 
   /** What a waiter is answered: the flight's outcome, unless it is not this waiter's to share. */
   #answerFor(caller: Caller, outcome: Outcome<T>): Outcome<T> {
-    const owner = this.#owner;
-    if (owner?.signal?.aborted) return { error: new NotShared() };
+    if (this.ownerSignal?.aborted) return { error: new NotShared() };
     // The owner ran out of time before this waiter: its answer may have had calls cut short.
-    const ownerAt = owner?.deadlineAt ?? Infinity;
+    const ownerAt = this.ownerDeadlineAt ?? Infinity;
     if (ownerAt < (caller.deadlineAt ?? Infinity) && performance.now() >= ownerAt) return { error: new NotShared() };
     if (!outcome.error && !this.flights.shares(outcome.value)) return { error: new NotShared() };
     return outcome;
   }
-}
-
-/** One caller's wait: settled by the flight, or ended by its own signal, deadline or `end`. */
-export class Waiter<T> {
-  readonly #answer = Promise.withResolvers<T>();
-  readonly answer = this.#answer.promise;
-  left = false;
-  #timer: NodeJS.Timeout | undefined;
-
-  constructor(
-    readonly caller: Caller,
-    private readonly flight: { leave(waiter: Waiter<T>, reason: Error): void },
-  ) {}
-
-  /** @internal Starts listening to the caller's signal and deadline (ending the wait at once when either already passed). */
-  arm(): void {
-    const { caller } = this;
-    const { signal, deadlineAt } = caller;
-    if (signal?.aborted) return this.end(abortReason(caller));
-    if (deadlineAt !== undefined && deadlineAt !== Infinity) {
-      const left = deadlineAt - performance.now();
-      if (left <= 0) return this.end(expiredReason(caller));
-      this.#timer = setTimeout(() => this.end(expiredReason(caller)), left);
-    }
-    if (signal) waitersOf(signal).add(this);
-  }
-
-  /** This caller stops waiting, with `reason`; the flight goes on for the others. */
-  end(reason: Error): void {
-    if (this.left) return;
-    this.settle({ error: reason });
-    this.flight.leave(this, reason);
-  }
-
-  /** @internal */
-  settle(outcome: Outcome<T>): void {
-    if (this.left) return;
-    this.left = true;
-    clearTimeout(this.#timer);
-    if (this.caller.signal) waitersBySignal.get(this.caller.signal)?.delete(this);
-    if (outcome.error) this.#answer.reject(outcome.error);
-    else this.#answer.resolve(outcome.value);
-  }
-}
-
-/** One abort listener per signal, however many waits it ends (Node warns past ten listeners on one signal). */
-const waitersBySignal = new WeakMap<AbortSignal, Set<Leaving>>();
-type Leaving = Pick<Waiter<unknown>, 'caller' | 'end'>;
-
-function waitersOf(signal: AbortSignal): Set<Leaving> {
-  let waiters = waitersBySignal.get(signal);
-  if (!waiters) {
-    const listening = (waiters = new Set<Leaving>());
-    signal.addEventListener('abort', () => listening.forEach((w) => w.end(abortReason(w.caller))), { once: true });
-    waitersBySignal.set(signal, waiters);
-  }
-  return waiters;
-}
-
-function abortReason(caller: Caller): Error {
-  return caller.aborted?.() ?? toError(caller.signal?.reason ?? new Error('aborted'));
-}
-
-function expiredReason(caller: Caller): Error {
-  return caller.expired?.() ?? new Error('the deadline passed before the work in flight answered');
-}
-
-function toError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
 }

@@ -187,4 +187,41 @@ describe('InFlight: one way to share work in flight', () => {
     ).rejects.toThrow('at once');
     expect(flights.size).toBe(0);
   });
+
+  describe('work its owner began and settles (`lead`)', () => {
+    type Owner = { signal?: AbortSignal; deadlineAt?: number };
+    const owners = { signal: (o: Owner) => o.signal, deadlineAt: (o: Owner) => o.deadlineAt };
+
+    it('is joined while listed, answers its waiters with the value the owner settles, and is unlisted then', async () => {
+      const flights = new InFlight<string, string, undefined, Owner>(undefined, owners);
+      const owner: Owner = {};
+      flights.lead('k', owner);
+      expect(flights.size).toBe(1);
+      const waiters = [outcome(flights.get('k')!.join().answer), outcome(flights.get('k')!.join().answer)];
+      flights.resolve('k', owner, 'answer');
+      await turn();
+      expect(waiters.map((w) => w.value)).toEqual(['answer', 'answer']);
+      expect(flights.size).toBe(0);
+      const alone: Owner = {};
+      flights.lead('k', alone);
+      flights.reject('k', alone, new Error('failed'));
+      expect(flights.get('k')).toBeUndefined();
+    });
+
+    it("is not joined once its owner's caller left, and its waiters, even under a newer leader, are told to run their own", async () => {
+      const flights = new InFlight<string, string, undefined, Owner>(undefined, owners);
+      const controller = new AbortController();
+      const owner: Owner = { signal: controller.signal };
+      flights.lead('k', owner);
+      const waiter = outcome(flights.get('k')!.join().answer);
+      controller.abort();
+      expect(flights.get('k')).toBeUndefined();
+      const next: Owner = {};
+      flights.lead('k', next);
+      flights.resolve('k', owner, 'cut short');
+      await turn();
+      expect(waiter.error).toBeInstanceOf(NotShared);
+      expect(flights.get('k')).toBeDefined();
+    });
+  });
 });

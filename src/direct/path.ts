@@ -173,7 +173,9 @@ async function execute({ options, plan, context, args, cached, head, observe, ab
   const startedAt = Date.now();
   try {
     const run = (execArgs: ExecutionArgs) => runCompiled(plan.compiled, execArgs.contextValue, execArgs.variableValues as Record<string, unknown> | undefined);
-    result = (await options.collapse.run(args, context, run)) as ExecutionResult;
+    // Begun here, not under the collapse's frames, and listed by it once begun (collapse-inflight.ts).
+    const joined = options.collapse.join(args, context, run);
+    result = (await (typeof joined === 'string' ? options.collapse.lead(args, joined, context, run(args)) : (joined ?? run(args)))) as ExecutionResult;
   } catch (error) {
     result = { errors: [error instanceof GraphQLError ? error : createGraphQLError((error as Error).message, { originalError: error as Error })] };
   }

@@ -3,7 +3,7 @@ import type { Plugin } from 'graphql-yoga';
 import { Counter, type Registry } from 'prom-client';
 import type { Context, ServerContext } from '../context.js';
 import { subscriberKey } from '../credentials.js';
-import { InFlight, NotShared } from '../inflight.js';
+import { InFlight, NotShared, toError, type Flight, type Owners } from '../inflight.js';
 import { isDeadlineExceeded } from '../operation/index.js';
 
 export interface CollapseOptions {
@@ -41,79 +41,141 @@ export function useCollapseInflight(options: CollapseOptions = {}): Plugin<Conte
   return createCollapse(options).plugin;
 }
 
-/** The collapse's plugin, and `run`: an operation's execution, shared with an identical one in flight (the direct path's too). */
+/**
+ * The collapse's plugin, and its steps for the direct path, which begins a leader's execution itself so
+ * that the execution runs in the direct path's frame rather than under the collapse's:
+ *
+ *     const joined = collapse.join(args, context, executeFn);
+ *     const result = await (typeof joined === 'string' ? collapse.lead(args, joined, context, executeFn(args)) : (joined ?? executeFn(args)));
+ */
 export interface Collapse {
   plugin: Plugin<Context>;
+  /**
+   * An identical execution's answer in flight to wait on (running its own when that answer is not its
+   * to share); else the key to `lead` under once its execution began, or null when it never collapses.
+   */
+  join(args: ExecutionArgs, context: Context, executeFn: (args: ExecutionArgs) => unknown): Execution | string | null;
+  /** Lists a request's execution, begun by its caller, under the `key` `join` gave for identical ones to join until it settles: its answer. */
+  lead(args: ExecutionArgs, key: string, context: Context, pending: unknown): Execution;
+  /** `join` and `lead` in one call. */
   run(args: ExecutionArgs, context: Context, executeFn: (args: ExecutionArgs) => unknown): unknown;
 }
+
+/** A variables object with no entry, which every request without variables carries or lacks: its key's part needs no serializing. */
+function noVariables(variables: ExecutionArgs['variableValues']): boolean {
+  for (const _ in variables) return false;
+  return true;
+}
+
+type Flights = InFlight<string, Executed, undefined, Context>;
 
 export function createCollapse(options: CollapseOptions = {}): Collapse {
   // Incremental results are each request's own stream, and an answer cut short by its leader's deadline
   // is no answer for a waiter still waiting (whose deadline is later): neither is shared. The answer is
   // read rather than the clock because a deadline's timer may fire a little before `performance.now()` reaches it.
-  const inflight = new InFlight<string, Executed>((result) => !isAsyncIterable(result) && !cutByDeadline(result));
-  // Per parsed document (the parse cache hands out one per text) and operation name: the key's start, or null for a non-query.
-  const prefixes = new WeakMap<DocumentNode, Map<string | undefined, string | null>>();
-  let nextDocumentId = 0;
+  const shares = (result: Executed) => !isAsyncIterable(result) && !cutByDeadline(result);
+  // Per parsed document (the parse cache hands out one per text) and operation name: its executions in
+  // flight, or null for a non-query. A leader is listed as its request's context (read for its signal
+  // and deadline only if someone joins it), under the key of what else tells two executions apart.
+  const operations = new WeakMap<DocumentNode, Map<string | undefined, Flights | null>>();
   const executions = options.registry ? executionsOf(options.registry) : null;
 
-  const prefixOf = (document: DocumentNode, operationName: string | undefined): string | null => {
-    let byName = prefixes.get(document);
-    if (!byName) prefixes.set(document, (byName = new Map<string | undefined, string | null>()));
-    let prefix = byName.get(operationName);
-    if (prefix === undefined) {
-      const query = getOperationAST(document, operationName)?.operation === OperationTypeNode.QUERY;
-      byName.set(operationName, (prefix = query ? `${nextDocumentId++}\n${operationName ?? ''}\n` : null));
+  const flightsOf = (args: ExecutionArgs): Flights | null => {
+    let byName = operations.get(args.document);
+    if (!byName) operations.set(args.document, (byName = new Map<string | undefined, Flights | null>()));
+    const operationName = args.operationName ?? undefined;
+    let flights = byName.get(operationName);
+    if (flights === undefined) {
+      const query = getOperationAST(args.document, operationName)?.operation === OperationTypeNode.QUERY;
+      byName.set(operationName, (flights = query ? new InFlight(shares, OWNERS) : null));
     }
-    return prefix;
+    return flights;
   };
 
-  // The subscriber's key is the one the request's identity lookup and the response cache use: made once per request (credentials.ts).
-  const keyOf = (args: ExecutionArgs, context: Context): string | null => {
-    if (!context.request || options.ownAnswer?.(context as Context & ServerContext)) return null;
-    const prefix = prefixOf(args.document, args.operationName ?? undefined);
-    if (prefix === null) return null;
+  const collapsible = (context: Context) => context.request && !options.ownAnswer?.(context as Context & ServerContext);
+
+  // The caller by the key the request's identity lookup and the response cache use, made once per request
+  // (credentials.ts); alone for most requests (no app key, age bound or variables), a string whose hash the
+  // map computes once; else with the rest after a line break, which no subscriber key holds.
+  const keyOf = (args: ExecutionArgs, context: Context): string => {
     const { subscriber, apiKey } = context.credentials;
+    const caller = subscriber ? subscriberKey(subscriber) : '';
     const cacheControl = context.cacheControl;
     const bound = cacheControl ? (cacheControl.noCache ? 0 : (cacheControl.maxAgeMs ?? '')) : '';
-    return `${prefix}${subscriber ? subscriberKey(subscriber) : ''}\n${apiKey ? 'key' : ''}\n${bound}\n${JSON.stringify(args.variableValues ?? {})}`;
+    const plain = noVariables(args.variableValues);
+    if (plain && !apiKey && bound === '') return caller;
+    return `${caller}\n${apiKey ? 'key' : ''}\n${bound}\n${plain ? '{}' : JSON.stringify(args.variableValues)}`;
   };
 
-  /** The request's execution: a leader's answer in flight for the same key, or its own (then led by it). */
-  const execute = (key: string, context: Context, execArgs: ExecutionArgs, executeFn: (args: ExecutionArgs) => unknown, passed?: unknown): Execution => {
-    const leader = inflight.get(key);
-    const deadlineAt = context.scope?.deadline?.at;
-    if (!leader || leader === passed) {
-      if (executions) executions.ran++;
-      // The execution is its request's: that caller's abort or deadline cuts it short, for its waiters too.
-      const owner = { signal: context.request.signal, deadlineAt };
-      return inflight.start(key, () => Promise.resolve(executeFn(execArgs) as Executed), { owner, meta: undefined }).result;
-    }
-    // Its own abort needs no leaving: the leader settles soon and the answer goes nowhere. At its
-    // deadline, or when the leader's outcome is not its to share (a failure included), it runs its own.
-    return leader.join({ deadlineAt, expired: () => new NotShared() }).answer.then(
+  // A waiter at its deadline runs its own, as it does when the leader's outcome is not its to share.
+  const join = (flights: Flights, leader: Flight<string, Executed, undefined>, key: string, context: Context, args: ExecutionArgs, executeFn: (args: ExecutionArgs) => unknown): Execution =>
+    leader.join({ deadlineAt: context.scope?.deadline?.at, expired: notShared }).answer.then(
       (result) => {
         if (executions) executions.shared++;
         const top = result as ExecutionResult;
+        // Each waiter's own top level: a hook annotating one request's result never writes into another's.
         return { ...top, ...(top.extensions ? { extensions: { ...top.extensions } } : {}) };
       },
-      () => execute(key, context, execArgs, executeFn, leader),
+      () => {
+        // Its own abort needs no leaving: the leader settles soon and the answer goes nowhere.
+        const next = flights.get(key);
+        return next && next !== leader ? join(flights, next, key, context, args, executeFn) : lead(flights, key, context, begin(executeFn, args));
+      },
     );
+
+  /** The request's own execution, listed under `key` until it settles; its caller's abort or deadline cuts it short, for its waiters too. */
+  async function lead(flights: Flights, key: string, context: Context, pending: unknown): Execution {
+    if (executions) executions.ran++;
+    flights.lead(key, context);
+    let result: Executed;
+    try {
+      result = (await pending) as Executed;
+    } catch (error) {
+      flights.reject(key, context, error);
+      throw error;
+    }
+    flights.resolve(key, context, result);
+    return result;
+  }
+
+  /** The request's execution under `key`: a leader's answer in flight, or its own (then leading). */
+  const runKeyed = (flights: Flights, key: string, args: ExecutionArgs, context: Context, executeFn: (args: ExecutionArgs) => unknown): Execution => {
+    const leader = flights.get(key);
+    return leader ? join(flights, leader, key, context, args, executeFn) : lead(flights, key, context, begin(executeFn, args));
   };
 
   return {
     plugin: {
       onExecute({ args, executeFn, setExecuteFn }) {
         const context = args.contextValue;
+        const flights = collapsible(context) ? flightsOf(args) : null;
+        if (!flights) return;
         const key = keyOf(args, context);
-        if (key !== null) setExecuteFn((execArgs: ExecutionArgs) => execute(key, context, execArgs, executeFn));
+        setExecuteFn((execArgs: ExecutionArgs) => runKeyed(flights, key, execArgs, context, executeFn));
       },
     },
-    run(args, context, executeFn) {
+    join(args, context, executeFn) {
+      const flights = collapsible(context) ? flightsOf(args) : null;
+      if (!flights) return null;
       const key = keyOf(args, context);
-      return key === null ? executeFn(args) : execute(key, context, args, executeFn);
+      const leader = flights.get(key);
+      return leader ? join(flights, leader, key, context, args, executeFn) : key;
+    },
+    lead: (args, key, context, pending) => lead(flightsOf(args)!, key, context, pending),
+    run(args, context, executeFn) {
+      const flights = collapsible(context) ? flightsOf(args) : null;
+      return flights ? runKeyed(flights, keyOf(args, context), args, context, executeFn) : executeFn(args);
     },
   };
+}
+
+/** An execution begun: its promise, or its result, or the rejection of an execution that threw before returning one. */
+function begin(executeFn: (args: ExecutionArgs) => unknown, args: ExecutionArgs): unknown {
+  try {
+    return executeFn(args);
+  } catch (error) {
+    return Promise.reject(toError(error));
+  }
 }
 
 interface Executions {
@@ -150,6 +212,16 @@ function executionsOf(registry: Registry): Executions {
 /** Whether some field of an answer failed because its request's deadline passed. */
 function cutByDeadline(result: ExecutionResult): boolean {
   return result.errors?.some((error) => error.extensions?.['reason'] === 'DEADLINE' || isDeadlineExceeded(error.originalError)) ?? false;
+}
+
+/** A leading request's signal and deadline, read from its context. */
+const OWNERS: Owners<Context> = {
+  signal: (context) => context.request.signal,
+  deadlineAt: (context) => context.scope?.deadline?.at,
+};
+
+function notShared(): Error {
+  return new NotShared();
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {

@@ -60,6 +60,21 @@ describe('what never collapses', () => {
     expect(await executions(gw)).toEqual({ ran: 3, shared: 3 });
   });
 
+  it('the same operation with other variables or another Cache-Control bound runs its own', async () => {
+    gw = await start({ config: { responseCache: false } });
+    sim.controls.setLatency({ service: 'assets' }, { fixedMs: 100 });
+    const query = 'query Search($q: String!) { searchAssets(query: $q, first: 5) { edges { node { assetId } } } }';
+    const sent: [Record<string, unknown>, Record<string, string>][] = [
+      [{ q: 'sol' }, {}],
+      [{ q: 'sol' }, {}],
+      [{ q: 'eth' }, {}],
+      [{ q: 'sol' }, { 'cache-control': 'max-age=5' }],
+    ];
+    const answers = await Promise.all(sent.map(([variables, headers]) => gw!.execute(query, variables, headers)));
+    for (const answer of answers) expect(answer.errors).toBeUndefined();
+    expect(await executions(gw)).toEqual({ ran: 3, shared: 1 });
+  });
+
   it('mutations run every time', async () => {
     gw = await start({ config: { responseCache: false } });
     sim.controls.setLatency({ service: 'alerts' }, { fixedMs: 100 });
