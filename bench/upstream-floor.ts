@@ -2,6 +2,7 @@ import { Registry } from 'prom-client';
 import type { Dispatcher } from 'undici';
 import { tallyCounter, tallyHistogram } from '../src/metrics.js';
 import type { RequestInfo } from '../src/upstream/index.js';
+import { recordCalls } from '../src/upstream/call-metrics.js';
 
 /** What the upstream call benches (upstream-client.ts, upstream-machinery.ts) share: the floor they compare the client with, and production's metrics hook. */
 
@@ -24,8 +25,5 @@ export function productionMetrics(): (info: RequestInfo) => void {
   const registers = [new Registry()];
   const counted = tallyCounter({ name: 'calls_total', help: 'calls', labelNames: ['service', 'route', 'status'] as const, registers });
   const durations = tallyHistogram({ name: 'call_seconds', help: 'calls', labelNames: ['service', 'route'], buckets: [0.005, 0.05, 0.5, 5], registers });
-  return (info) => {
-    counted.count(info.service, info.route, info.status === undefined ? 'error' : String(info.status));
-    durations.observe(info.durationMs / 1000, info.service, info.route);
-  };
+  return recordCalls({ calls: counted, durations });
 }

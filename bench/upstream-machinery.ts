@@ -55,16 +55,19 @@ const http = createHttpClient({ service: 'markets', baseUrl: `${origin}/markets`
 /** One operation's scope (and caller's headers) per `concurrency` calls, as a screen's few calls share their request's. */
 let operations = 0;
 let callerHeaders: Readonly<Record<string, string>> = {};
+let caller = '';
 let scope = newScope();
 function newScope() {
-  callerHeaders = Object.freeze({ authorization: `Bearer token-${(operations += 1)}` });
+  // As the alerts client calls: the caller's headers merged once, the caller named by its key.
+  callerHeaders = http.callerHeaders({ authorization: `Bearer token-${(operations += 1)}` });
+  caller = `caller-${operations}`;
   return { signal: new AbortController().signal, deadline: new OperationDeadline(10_000), budget: new CallBudget(1e9), requestId: 'r' };
 }
 const all: Record<string, (i: number) => Promise<unknown>> = {
   dispatch: (i) => dispatchJson(agent, { origin, path: `/markets/v0/markets/${i}`, method: 'GET', headers: { accept: 'application/json' } }),
   bare: (i) => http.get(`/v0/markets/${i}`, { route: 'GET /v0/markets/{id}' }),
   scoped: (i) => http.get(`/v0/markets/${i}`, { route: 'GET /v0/markets/{id}', scope }),
-  credentials: (i) => http.get(`/v0/markets/${i}`, { route: 'GET /v0/markets/{id}', scope, headers: callerHeaders }),
+  credentials: (i) => http.get(`/v0/markets/${i}`, { route: 'GET /v0/markets/{id}', scope, headers: callerHeaders, caller }),
 };
 const chosen = process.argv[4]?.split(',');
 const kinds = chosen ? Object.fromEntries(Object.entries(all).filter(([name]) => chosen.includes(name))) : all;

@@ -9,29 +9,39 @@ import { Counter, type CounterConfiguration, type Metric, type Registry } from '
 export function tallyCounter<L extends string>(config: Omit<CounterConfiguration<L>, 'collect'> & { labelNames: readonly L[] }): {
   counter: Counter<L>;
   count: (...values: string[]) => void;
+  /** One series' count, for a caller that keeps it by its own keys (no label key joined per event). */
+  series: (...values: string[]) => () => void;
 } {
+  // Kept once made, as the counter keeps its series: a held `series` counts on after a scrape.
   const pending = new Map<string, { values: readonly string[]; n: number }>();
   const counter: Counter<L> = new Counter<L>({
     ...config,
     collect() {
-      for (const { values, n } of pending.values()) {
-        counter.inc(Object.fromEntries(config.labelNames.map((name, i) => [name, values[i]!])) as Partial<Record<L, string>>, n);
+      for (const held of pending.values()) {
+        if (held.n === 0) continue;
+        counter.inc(Object.fromEntries(config.labelNames.map((name, i) => [name, held.values[i]!])) as Partial<Record<L, string>>, held.n);
+        held.n = 0;
       }
-      pending.clear();
     },
   });
+  const entry = (values: readonly string[]) => {
+    const key = values.join('\u0000');
+    let held = pending.get(key);
+    if (!held) pending.set(key, (held = { values, n: 0 }));
+    return held;
+  };
   return {
     counter,
-    count: (...values) => {
-      const key = values.join('\u0000');
-      const held = pending.get(key);
-      if (held) held.n++;
-      else pending.set(key, { values, n: 1 });
+    count: (...values) => void entry(values).n++,
+    series: (...values) => {
+      const held = entry(values);
+      return () => void held.n++;
     },
   };
 }
 
 interface Series {
+  key: string;
   labels: Record<string, string>;
   /** Observations per bucket (not cumulative), the last one past every bound. */
   counts: number[];
@@ -47,6 +57,8 @@ interface Series {
  */
 export function tallyHistogram(config: { name: string; help: string; labelNames: readonly string[]; buckets: readonly number[]; registers: readonly Registry[] }): {
   observe: (value: number, ...values: string[]) => void;
+  /** One series' observe, for a caller that keeps it by its own keys (no label key joined per observation). */
+  series: (...values: string[]) => (value: number) => void;
 } {
   const bounds = [...config.buckets].sort((a, b) => a - b);
   const series = new Map<string, Series>();
@@ -75,22 +87,37 @@ export function tallyHistogram(config: { name: string; help: string; labelNames:
         values: values().map(({ labels, sharedLabels, value, metricName }) => ({ value, metricName, ...('le' in labels ? { exemplar: null } : {}), labels: { ...labels, ...sharedLabels } })),
         aggregator: 'sum',
       }),
-    reset: () => series.clear(),
+    // Zeroed as well as unlisted, so that a series a caller holds starts again from nothing and is listed again by its next observation.
+    reset: () => {
+      for (const s of series.values()) {
+        s.counts.fill(0);
+        s.sum = 0;
+        s.count = 0;
+      }
+      series.clear();
+    },
   };
   for (const registry of config.registers) registry.registerMetric(metric as unknown as Metric);
+  // Listed by its first observation (`add`): a series nothing observed is not exposed, as prom-client's.
+  const seriesOf = (labelValues: readonly string[]): Series => {
+    const key = labelValues.join('\u0000');
+    const labels = () => Object.fromEntries(config.labelNames.map((name, i) => [name, labelValues[i]!]));
+    return series.get(key) ?? { key, labels: labels(), counts: new Array<number>(bounds.length).fill(0), sum: 0, count: 0 };
+  };
+  const add = (s: Series, value: number) => {
+    // A new series, or one a reset unlisted.
+    if (s.count === 0 && series.get(s.key) !== s) series.set(s.key, s);
+    let i = 0;
+    while (i < bounds.length && value > bounds[i]!) i++;
+    if (i < bounds.length) s.counts[i]!++;
+    s.sum += value;
+    s.count++;
+  };
   return {
-    observe(value, ...labelValues) {
-      const key = labelValues.join('\u0000');
-      let s = series.get(key);
-      if (!s) {
-        const labels = Object.fromEntries(config.labelNames.map((name, i) => [name, labelValues[i]!]));
-        series.set(key, (s = { labels, counts: new Array<number>(bounds.length).fill(0), sum: 0, count: 0 }));
-      }
-      let i = 0;
-      while (i < bounds.length && value > bounds[i]!) i++;
-      if (i < bounds.length) s.counts[i]!++;
-      s.sum += value;
-      s.count++;
+    observe: (value, ...labelValues) => add(seriesOf(labelValues), value),
+    series: (...labelValues) => {
+      const s = seriesOf(labelValues);
+      return (value) => add(s, value);
     },
   };
 }

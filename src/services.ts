@@ -19,6 +19,7 @@ import { createMarketIndex, type MarketIndex, type MarketIndexOptions } from './
 import type { Logger } from './logger.js';
 import { createUpstreamHealth, type UpstreamHealth } from './stores/upstream-health.js';
 import { createUpstream, type Upstream, type UpstreamConfig } from './upstream/index.js';
+import { recordCalls } from './upstream/call-metrics.js';
 import { CursorSigner, cursorKeys } from './stores/cursor-signer.js';
 import { shareCursorKey, type CursorKeyShare } from './stores/cursor-keys.js';
 
@@ -101,6 +102,7 @@ export function createServices(options: ServicesOptions): Services {
   let cursorShare: CursorKeyShare | undefined;
 
   const upstreamHealth = createUpstreamHealth(registry);
+  const recordCall = recordCalls({ calls, durations });
   const upstream = createUpstream({
     alertsUrl: urls.alerts,
     marketsUrl: urls.markets,
@@ -111,9 +113,7 @@ export function createServices(options: ServicesOptions): Services {
     inFlightMaxBytes: config.upstreamInflightMaxBytes,
     serviceTimeoutMs: { assets: config.assetsTimeoutMs, assetsFallback: config.assetsTimeoutMs },
     onRequest: (info) => {
-      const status = info.status === undefined ? 'error' : String(info.status);
-      calls.count(info.service, info.route, status);
-      durations.observe(info.durationMs / 1000, info.service, info.route);
+      recordCall(info);
       upstreamHealth.onRequest(info);
     },
     onBreakerStateChange: (service, state) => {

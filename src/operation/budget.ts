@@ -8,6 +8,8 @@ import { UpstreamError, type ServiceName } from '../upstream/errors.js';
  */
 export class CallBudget {
   #used = 0;
+  /** The operation's lane to each service (transport/lanes.ts), by the client's lane layer: owner, lane, owner, lane. */
+  #lanes: object[] | undefined = undefined;
 
   constructor(readonly limit: number) {}
 
@@ -24,6 +26,19 @@ export class CallBudget {
   /** Throws `TOO_MANY_CALLS` when no call is left, without counting one. */
   assertLeft(service: ServiceName): void {
     if (this.#used >= this.limit) throw this.#spent(service);
+  }
+
+  /** The lane `owner` (one service client's lane layer) keeps for this operation, if any: a screen calls two or three services, so a short list beats a WeakMap entry per operation. */
+  laneOf<L extends object>(owner: object): L | undefined {
+    const lanes = this.#lanes;
+    if (lanes) for (let i = 0; i < lanes.length; i += 2) if (lanes[i] === owner) return lanes[i + 1] as L;
+    return undefined;
+  }
+
+  /** Keeps `lane` as `owner`'s lane for this operation; returns it. */
+  keepLane<L extends object>(owner: object, lane: L): L {
+    (this.#lanes ??= []).push(owner, lane);
+    return lane;
   }
 
   #spent(service: ServiceName): UpstreamError {

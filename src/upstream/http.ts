@@ -84,6 +84,8 @@ export interface HttpClient {
   /** Resolves the parsed JSON body of a 2xx answer; anything else rejects with an `UpstreamError`. */
   get<T = unknown>(path: string, opts?: GetOptions): Promise<T>;
   post<T = unknown>(path: string, opts?: PostOptions): Promise<T>;
+  /** `values` merged with the client's own headers once, for headers sent on many calls (a caller's credentials): given as a call's `headers`, they are sent as they are. */
+  callerHeaders(values: HeaderValues): Readonly<Record<string, string>>;
   /** Stops the breaker's timers. The agent is shared and closed by its owner. */
   close(): void;
 }
@@ -115,15 +117,15 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     createSend(options.agent, base.origin, options.inFlight, options.retry === false ? undefined : retry(options.retry)),
   );
 
-  // A caller's frozen headers (one object per caller and request: alerts/client.ts) merged once, so
-  // its calls carry one object, and sharing (share.ts) hashes it once.
-  const merged = new WeakMap<HeaderValues, Record<string, string>>();
+  // Headers `callerHeaders` merged (one object per caller and request: alerts/client.ts), known by
+  // their class: a caller's calls carry that one object, and sharing (share.ts) hashes it once.
+  class Merged {
+    [name: string]: string;
+  }
   const headersOf = (values: HeaderValues | undefined): Record<string, string> => {
     if (!values) return defaultHeaders;
-    if (!Object.isFrozen(values)) return withHeaders({ ...defaultHeaders }, values);
-    let headers = merged.get(values);
-    if (!headers) merged.set(values, (headers = Object.freeze(withHeaders({ ...defaultHeaders }, values))));
-    return headers;
+    if (values instanceof Merged) return values;
+    return withHeaders({ ...defaultHeaders }, values);
   };
 
   function call<T>(method: 'GET' | 'POST', p: string, opts: GetOptions & PostOptions): Promise<T> {
@@ -160,6 +162,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     service,
     get: (p, opts = {}) => call('GET', p, opts),
     post: (p, opts = {}) => call('POST', p, opts),
+    callerHeaders: (values) => Object.freeze(withHeaders(Object.assign(new Merged(), defaultHeaders), values)),
     close: () => breaker?.close(),
   };
 }

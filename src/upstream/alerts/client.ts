@@ -34,24 +34,23 @@ interface Caller {
   caller: string;
 }
 
-/** Built once per credentials object: a request's every call shares its headers object, and so its calls' merged headers (http.ts). */
-function asCaller(creds: SubscriberCredentials): Caller {
-  let caller = callers.get(creds);
-  if (!caller) {
-    const headers = Object.freeze({ authorization: creds.authorization, 'x-service-client-key': creds.clientKey });
-    callers.set(creds, (caller = { headers, caller: subscriberKey(creds) }));
-  }
-  return caller;
-}
-
-const callers = new WeakMap<SubscriberCredentials, Caller>();
-
 function appIdsBody(appIds: readonly string[] | undefined): RawHistoryMarkBody {
   return appIds?.length ? { appId: [...appIds] } : {};
 }
 
 export function createAlertsClient(http: HttpClient): AlertsClient {
   const service = http.service;
+
+  // Built once per credentials object: a request's every call carries the same headers, merged once (http.ts).
+  const callers = new WeakMap<SubscriberCredentials, Caller>();
+  function asCaller(creds: SubscriberCredentials): Caller {
+    let caller = callers.get(creds);
+    if (!caller) {
+      const headers = http.callerHeaders({ authorization: creds.authorization, 'x-service-client-key': creds.clientKey });
+      callers.set(creds, (caller = { headers, caller: subscriberKey(creds) }));
+    }
+    return caller;
+  }
 
   const post = <T = unknown>(route: string, creds: SubscriberCredentials, body: unknown, scope: CallScope | undefined) =>
     http.post<T>(route.slice('POST '.length), { route, body, headers: asCaller(creds).headers, scope: detached(scope) });

@@ -9,7 +9,7 @@ import {
 } from 'cockatiel';
 import { UpstreamError } from '../errors.js';
 import { endedByCaller } from '../failures.js';
-import type { Layer } from './call.js';
+import type { Guard, Layer } from './call.js';
 
 /** One circuit breaker per upstream client (cockatiel's policy, with the counting rules below), and the layer that runs calls inside it. */
 
@@ -32,11 +32,13 @@ export interface BreakerOptions {
 }
 
 export interface Breaker {
+  /** The counts a call made now writes its outcome in while the circuit is closed (the dispatch step writes it: send.ts); undefined once it is not. */
+  closed(): Guard | undefined;
   /**
-   * Runs `call` while the circuit is closed, and as the one trial call once it has been open for
+   * Runs `call` while the circuit is not closed: as the one trial call once it has been open for
    * `resetTimeoutMs`; otherwise rejects with cockatiel's `BrokenCircuitError` without calling.
    */
-  run<T>(call: () => Promise<T>): Promise<T>;
+  outsideClosed<T>(call: () => Promise<T>): Promise<T>;
   /** Stops the breaker's timer. */
   close(): void;
 }
@@ -104,38 +106,34 @@ export function createBreaker(opts: BreakerOptions, onState?: (state: BreakerSta
     counts.failure(CircuitState.Closed);
     return Promise.reject(error);
   };
-  const succeededClosed = <T>(value: T): T => {
-    counts.success(CircuitState.Closed);
-    return value;
-  };
+
+  // Closed, the common case: a call runs outside cockatiel's two async steps, its success counted as
+  // the policy counts it; the policy is entered for a failure, an open circuit or its trial.
+  const guard: Guard = { succeeded: () => counts.success(CircuitState.Closed), failed: failedClosed };
 
   return {
-    run<T>(call: () => Promise<T>): Promise<T> {
-      const state = policy.state;
-      // Closed, the common case: the call runs outside cockatiel's two async steps, its success counted
-      // here as the policy counts it; the policy is entered for a failure, an open circuit or its trial.
-      if (state === CircuitState.Closed) {
-        let sent: Promise<T>;
-        try {
-          sent = call();
-        } catch (error) {
-          return failedClosed(error);
-        }
-        return sent.then(succeededClosed, failedClosed);
-      }
+    closed: () => (policy.state === CircuitState.Closed ? guard : undefined),
+    outsideClosed<T>(call: () => Promise<T>): Promise<T> {
       // One trial at a time: the other calls fail fast rather than wait for it (cockatiel would queue them).
-      if (state === CircuitState.HalfOpen) return Promise.reject(new BrokenCircuitError());
+      if (policy.state === CircuitState.HalfOpen) return Promise.reject(new BrokenCircuitError());
       return policy.execute(call);
     },
     close: () => clearTimeout(halfOpenTimer),
   };
 }
 
-/** Runs each call inside `breaker`: a shared call (share.ts) once, however many wait on it. */
+/**
+ * Runs each call inside `breaker`: a shared call (share.ts) once, however many wait on it. While the
+ * circuit is closed the call carries the breaker's counts (`UpstreamCall.guard`) and the dispatch step
+ * writes its outcome down as it settles it, so that the call takes no promise of its own here.
+ */
 export function guardedBy(breaker: Breaker): Layer {
   return (next) =>
     function guarded(call) {
-      return breaker.run(() => next(call));
+      const guard = breaker.closed();
+      if (!guard) return breaker.outsideClosed(() => next(call));
+      call.guard = guard;
+      return next(call);
     };
 }
 

@@ -18,6 +18,13 @@ export interface CallTimer {
   stop(call: UpstreamCall): void;
 }
 
+/** The breaker's counts of a call made while its circuit was closed (breaker.ts): its outcome is written down as the dispatch step settles it. */
+export interface Guard {
+  succeeded(): void;
+  /** Writes the failure down (which may open the circuit); resolves to the failure its caller sees. */
+  failed(error: unknown): Promise<never>;
+}
+
 /** A place a call holds while its caller waits (its turn in its operation's lane: lanes.ts). */
 export interface Held {
   release(): void;
@@ -71,6 +78,7 @@ export class UpstreamCall implements CallSpec, Endable {
   listening: Set<UpstreamCall> | undefined = undefined;
   held: Held | undefined = undefined;
   timer: CallTimer | undefined = undefined;
+  guard: Guard | undefined = undefined;
   /** The shared call this one waits on (share.ts): its answer's status and attempts are this call's (`learn`). */
   sharedWith: UpstreamCall | undefined = undefined;
   #running: Endable | undefined = undefined;

@@ -14,15 +14,15 @@ import { passDeadline } from './deadline.js';
  * by its call budget, one per operation (request-context.ts), kept when a call is detached (scope.ts).
  */
 export function lanes(maxInFlight: number): Layer {
-  const byOperation = new WeakMap<object, Lane>();
-  return (next) =>
-    function inLane(call) {
+  return (next) => {
+    // What the operation's budget finds this client's lane by (`CallBudget.laneOf`).
+    const owner = {};
+    return function inLane(call) {
       const operation = call.scope?.budget;
       if (!operation) return next(call);
-      let lane = byOperation.get(operation);
-      if (!lane) byOperation.set(operation, (lane = new Lane(maxInFlight, next)));
-      return lane.run(call);
+      return (operation.laneOf<Lane>(owner) ?? operation.keepLane(owner, new Lane(maxInFlight, next))).run(call);
     };
+  };
 }
 
 /** Default of `lanes`: half the pool's 64 connections per origin (agent.ts); a dashboard of 25 wallets still asks for their positions at once. */

@@ -57,7 +57,13 @@ class Exchange implements Dispatcher.DispatchHandler, Endable {
     call.runs(this);
     // The request id is added here, below the sharing of GETs (share.ts), which keys calls by their headers.
     const headers = call.requestId ? { ...call.headers, 'x-request-id': call.requestId } : call.headers;
-    if (!this.#settled) this.#link.agent.dispatch({ origin: this.#link.origin, path: call.path, method: call.method, headers, body: call.body }, this);
+    if (this.#settled) return;
+    try {
+      this.#link.agent.dispatch({ origin: this.#link.origin, path: call.path, method: call.method, headers, body: call.body }, this);
+    } catch (error) {
+      // Refused before it was sent (undici's argument checks): the call's failure, as any other.
+      this.#fail(error instanceof Error ? error : new Error(String(error)));
+    }
   }
 
   /** The call was ended (timeout, deadline, caller): fails at once, and aborts the request once undici started it. */
@@ -126,6 +132,7 @@ class Exchange implements Dispatcher.DispatchHandler, Endable {
     const value = parseAnswer(call.service, call.method, call.status!, text);
     this.#settle();
     call.stopTimer();
+    call.guard?.succeeded();
     this.#resolve(value);
   }
 
@@ -134,16 +141,17 @@ class Exchange implements Dispatcher.DispatchHandler, Endable {
     this.#settle();
     const call = this.#call;
     const pause = this.#link.retry?.(call, error);
-    if (pause === undefined) {
-      call.stopTimer();
-      this.#reject(error);
-      return;
-    }
+    if (pause === undefined) return this.#failed(error);
     const again = () => new Exchange(call, this.#link, this.#resolve, this.#reject).send();
-    new Pause(call, pause, again, (reason) => {
-      call.stopTimer();
-      this.#reject(reason);
-    });
+    new Pause(call, pause, again, (reason) => this.#failed(reason));
+  }
+
+  /** The call's last failure: its caller sees it once the breaker wrote it down. */
+  #failed(error: Error): void {
+    const call = this.#call;
+    call.stopTimer();
+    if (call.guard) this.#resolve(call.guard.failed(error));
+    else this.#reject(error);
   }
 
   #settle(): void {
