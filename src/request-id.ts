@@ -4,7 +4,12 @@ export const REQUEST_ID_HEADER = 'x-request-id';
 /** What a caller may send as its request id: short and printable, so it is safe in logs and headers. */
 const ACCEPTED = /^[\w.:@/+=-]{1,128}$/;
 
+// The id is kept on the request under a symbol of this module's: a WeakMap entry per request made an
+// ephemeron per request for the collector, and its insertion showed in the profile. A request that
+// cannot take a property (frozen, sealed) keeps it in the WeakMap.
+const ID = Symbol('requestId');
 const ids = new WeakMap<Request, string>();
+type Held = Request & { [ID]?: string };
 
 /**
  * The request's id: the caller's `X-Request-Id` when it is a sensible one, else a generated one (an
@@ -12,11 +17,11 @@ const ids = new WeakMap<Request, string>();
  * response (plugins/request-decisions.ts), written in the request's log lines and sent on its upstream calls.
  */
 export function requestIdOf(request: Request): string {
-  let id = ids.get(request);
-  if (id === undefined) {
-    id = acceptedRequestId(request.headers.get(REQUEST_ID_HEADER));
-    ids.set(request, id);
-  }
+  const held = (request as Held)[ID] ?? ids.get(request);
+  if (held !== undefined) return held;
+  const id = acceptedRequestId(request.headers.get(REQUEST_ID_HEADER));
+  if (Object.isExtensible(request)) (request as Held)[ID] = id;
+  else ids.set(request, id);
   return id;
 }
 

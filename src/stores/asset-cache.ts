@@ -190,10 +190,11 @@ export function createAssetCache(deps: AssetCacheDeps, options: AssetCacheOption
 
   /** The answer a held copy gives: fresh, or stale within the revalidation window (its refresh started); undefined otherwise. */
   function held(assetId: string, need: AssetNeed, scope: CallScope | undefined): AssetLookup | undefined {
-    const copy = copies.get(assetId);
+    const at = now();
+    const copy = copies.get(assetId, at);
     // A copy older than the client's bound is past its TTL, and not served while revalidating either.
     if (!copy || !accepted(scope?.freshness, copy.fetchedAt, now)) return undefined;
-    const age = now() - copy.fetchedAt;
+    const age = at - copy.fetchedAt;
     const ttl = ttlOf(copy, need);
     if (age < ttl) return serve(copy, need, copy.origin === 'primary' ? 'CACHE' : 'FALLBACK', false, scope);
     if (age >= ttl + o.staleWhileRevalidateMs) return undefined;
@@ -217,9 +218,10 @@ export function createAssetCache(deps: AssetCacheDeps, options: AssetCacheOption
     },
 
     holds(assetId, need) {
-      const copy = copies.get(assetId);
+      const at = now();
+      const copy = copies.get(assetId, at);
       if (!copy) return !isValidAssetId(assetId);
-      return now() - copy.fetchedAt < ttlOf(copy, need) + o.staleWhileRevalidateMs;
+      return at - copy.fetchedAt < ttlOf(copy, need) + o.staleWhileRevalidateMs;
     },
 
     async get(assetId, need, scope) {
