@@ -7,6 +7,7 @@ import { type CallScope, isDeadlineExceeded, untilDeadline } from '../operation/
 import { createCopies, type Copy } from './assets/copies.js';
 import { assetLookupCounter } from './assets/lookups.js';
 import { assetFromToken, createTokenRecords } from './assets/tokens.js';
+import { taskNow } from './clock.js';
 import { accepted } from './freshness.js';
 
 export { assetFromToken } from './assets/tokens.js';
@@ -94,7 +95,7 @@ export interface AssetCacheOptions {
   notFoundTtlMs?: number;
   /** Token records remembered at most. Default 50 000. */
   maxTokenRecords?: number;
-  /** The clock, in ms (tests inject a fake one). Default `Date.now`. */
+  /** The clock, in ms (tests inject a fake one). Default `taskNow` (stores/clock.ts): `Date.now` read once per task. */
   now?: () => number;
 }
 
@@ -124,7 +125,8 @@ export interface AssetCacheDeps {
  */
 export function createAssetCache(deps: AssetCacheDeps, options: AssetCacheOptions = {}): AssetCache {
   const o = { ...ASSET_CACHE_DEFAULTS, ...withoutUndefined(options) };
-  const now = options.now ?? Date.now;
+  // The clock of one task: a page's lookups read it per token and need (stores/clock.ts).
+  const now = options.now ?? taskNow;
   const { upstream, logger } = deps;
 
   const copies = createCopies({ ...o, now });
