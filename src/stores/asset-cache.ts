@@ -132,8 +132,9 @@ export function createAssetCache(deps: AssetCacheDeps, options: AssetCacheOption
   const copies = createCopies({ ...o, now });
   const tokenRecords = createTokenRecords(o.maxTokenRecords, now);
 
-  // The views served of each copy, by source (a copy is replaced, not changed, when fetched again).
-  const viewsOf = new WeakMap<Copy, Partial<Record<FreshnessSource, AssetView>>>();
+  // The views served of each copy, by source (a copy is replaced, not changed, when fetched again), each
+  // as the answer of a lookup that made no call: read, never changed, so a held lookup allocates nothing.
+  const viewsOf = new WeakMap<Copy, Partial<Record<FreshnessSource, AssetLookup>>>();
   // The copy each view was made of, for a request's price lookup after its metadata lookup (`served`).
   const copyOfView = new WeakMap<AssetView, Copy>();
   const countLookup = assetLookupCounter(deps.registry);
@@ -144,23 +145,22 @@ export function createAssetCache(deps: AssetCacheDeps, options: AssetCacheOption
   function serve(copy: Copy, need: AssetNeed, source: FreshnessSource, asked: boolean, scope: CallScope | undefined): AssetLookup {
     countLookup(need, source);
     if (source !== 'ORIGIN') scope?.ledger?.cacheUse(source);
-    return { asset: copy.asset && viewOf(copy, copy.asset, source), asked };
+    if (!copy.asset) return { asset: null, asked };
+    const held = heldView(copy, copy.asset, source);
+    return asked ? { asset: held.asset, asked } : held;
   }
 
-  /**
-   * A copy as served from one source: made once per copy and source, then handed to every request that
-   * is served it (views are read, never changed), rather than copied for each of the dozens of tokens a
-   * screen resolves.
-   */
-  function viewOf(copy: Copy, asset: Asset, source: FreshnessSource): AssetView {
+  /** A copy as served from one source: made once per copy and source, and handed to every request served it, not copied per token. */
+  function heldView(copy: Copy, asset: Asset, source: FreshnessSource): AssetLookup {
     let views = viewsOf.get(copy);
     if (!views) viewsOf.set(copy, (views = {}));
-    let view = views[source];
-    if (!view) {
-      views[source] = view = { ...asset, freshness: freshnessAt(source, copy.fetchedAt) };
+    let held = views[source];
+    if (!held) {
+      const view = { ...asset, freshness: freshnessAt(source, copy.fetchedAt) };
+      views[source] = held = { asset: view, asked: false };
       copyOfView.set(view, copy);
     }
-    return view;
+    return held;
   }
 
   async function afterFailure(assetId: string, need: AssetNeed, error: unknown, scope: CallScope | undefined): Promise<AssetLookup> {
