@@ -24,26 +24,29 @@ export function createRequestContext(initial: YogaInitialContext & ServerContext
   const credentials = initial.credentials ?? readCredentials(request.headers);
   // Decided once per HTTP request by `useRequestDecisions`; read here for any other caller of Yoga (WebSocket).
   const freshness = freshnessBound(initial.cacheControl ?? readCacheControl(request.headers.get('cache-control')));
-  const scope: CallScope = {
+  // Built field by field: the optional members are set only when present, with no spread objects per request.
+  const scope: { -readonly [K in keyof CallScope]: CallScope[K] } = {
     signal: request.signal,
     budget: new CallBudget(config.upstreamCallBudget),
     // Counted from the request's arrival (`useRequestDecisions`); an operation over WebSocket gets the default from now.
     deadline: initial.deadline ?? new OperationDeadline(config.requestTimeoutDefaultMs),
-    ...((initial.ledger ?? ledgerAsked(request, config)) ? { ledger: new UpstreamLedger() } : {}),
-    ...(freshness ? { freshness } : {}),
     requestId: requestIdOf(request),
   };
+  if (initial.ledger ?? ledgerAsked(request, config)) scope.ledger = new UpstreamLedger();
+  if (freshness) scope.freshness = freshness;
   return {
     services,
     credentials,
     scope,
     // A refresh of a cached answer asks the alerts service again who the token is: a revoked token ends its answers.
-    alerts: new AlertsSource(services, credentials, scope, { verify: initial.cacheRefresh === true }),
+    alerts: new AlertsSource(services, credentials, scope, initial.cacheRefresh === true ? VERIFY : UNVERIFIED),
     assets: new AssetsSource(services, scope),
     markets: new MarketsSource(services, scope),
   };
 }
 
+const VERIFY = { verify: true };
+const UNVERIFIED = { verify: false };
 const LEDGER_HEADER = 'x-gateway-debug';
 
 /**

@@ -1,10 +1,8 @@
-import DataLoader from 'dataloader';
 import { subscriberKey } from '../credentials.js';
 import type { App, Channel, Identity, InboxPage, InboxSummary } from '../models/alerts.js';
 import type { Services } from '../services.js';
 import { UpstreamError, type SubscriberCredentials } from '../upstream/index.js';
 import type { CallScope } from '../operation/index.js';
-import { asError } from './common.js';
 
 /** What a mutation can make stale; `inbox` covers the inbox pages and the unread counts. */
 export type AlertsDataKind = 'channels' | 'apps' | 'inbox';
@@ -73,52 +71,120 @@ export function createAlertsReads(
   scope: CallScope,
   options: AlertsReadsOptions = {},
 ): AlertsReads {
-  const client = services.upstream.alerts;
-  const watched = <T>(call: Promise<T>): Promise<T> =>
-    call.catch((error: unknown) => {
-      if (refusesCredentials(error)) options.refused?.();
-      throw error;
-    });
+  return new CallerReads(services, creds, scope, options);
+}
 
-  function memo<T>(load: () => Promise<T>): { get(): Promise<T>; clear(): void } {
-    let promise: Promise<T> | undefined;
-    return { get: () => (promise ??= load()), clear: () => (promise = undefined) };
+/** A promise settled after the current tick's promise jobs and then a `process.nextTick`, as a DataLoader's batch runs. */
+function afterTick(): Promise<void> {
+  return new Promise((resolve) => void settled.then(() => process.nextTick(resolve)));
+}
+const settled = Promise.resolve();
+
+/**
+ * One request's reads, as one object with its memos in fields: a request builds it on its first alerts
+ * read, so what it holds is made only when that read asks for it (no loader or closure per request).
+ */
+class CallerReads implements AlertsReads {
+  readonly #services: Pick<Services, 'upstream' | 'verifiedCallers'>;
+  readonly #creds: SubscriberCredentials;
+  readonly #scope: CallScope;
+  readonly #options: AlertsReadsOptions;
+  #identity: Promise<Identity> | undefined;
+  #channels: Promise<Channel[]> | undefined;
+  #apps: Promise<App[]> | undefined;
+  /** Inbox pages by their key, and the first page asked of each scope (`''`: the unified inbox) for `summary`. */
+  #pages: Map<string, Promise<InboxPage>> | undefined;
+  #pageOfScope: Map<string, Promise<InboxPage>> | undefined;
+  #summaries: Map<string, Promise<InboxSummary>> | undefined;
+  #counts: Map<string, Promise<number | null>> | undefined;
+
+  constructor(services: Pick<Services, 'upstream' | 'verifiedCallers'>, creds: SubscriberCredentials, scope: CallScope, options: AlertsReadsOptions) {
+    this.#services = services;
+    this.#creds = creds;
+    this.#scope = scope;
+    this.#options = options;
   }
 
   // Who the token belongs to, asked once per token for AUTH_IDENTITY_TTL_MS (a token lives a year); only
   // an answer of the alerts service is remembered, so a forged token is asked about every time.
-  const identity = memo(async () => {
-    const key = subscriberKey(creds);
-    const known = options.verify ? undefined : services.verifiedCallers.identity(key);
-    if (known) return known;
-    const verified = await watched(client.getIdentity(creds, { scope }));
-    services.verifiedCallers.rememberIdentity(key, verified);
-    return verified;
-  });
-  const channels = memo(() => watched(client.listChannels(creds, { scope })));
-  const apps = memo(() => watched(client.listApps(creds, { scope })));
+  identity(): Promise<Identity> {
+    return (this.#identity ??= this.#verifiedIdentity());
+  }
 
-  const pages = new Map<string, Promise<InboxPage>>();
-  const pageKey = (key: InboxPageKey) => JSON.stringify([key.appId, key.limit, key.cursor]);
-  function inbox(key: InboxPageKey): Promise<InboxPage> {
-    const id = pageKey(key);
+  channels(): Promise<Channel[]> {
+    return (this.#channels ??= this.#watched(this.#client.listChannels(this.#creds, { scope: this.#scope })));
+  }
+
+  apps(): Promise<App[]> {
+    return (this.#apps ??= this.#watched(this.#client.listApps(this.#creds, { scope: this.#scope })));
+  }
+
+  inbox(key: InboxPageKey): Promise<InboxPage> {
+    const id = JSON.stringify([key.appId, key.limit, key.cursor]);
+    const pages = (this.#pages ??= new Map<string, Promise<InboxPage>>());
     let page = pages.get(id);
     if (!page) {
-      page = watched(client.getInbox(creds, { ...(key.appId ? { appId: key.appId } : {}), limit: key.limit, cursor: key.cursor, scope }));
+      page = this.#watched(this.#client.getInbox(this.#creds, { ...(key.appId ? { appId: key.appId } : {}), limit: key.limit, cursor: key.cursor, scope: this.#scope }));
       pages.set(id, page);
+      const ofScope = (this.#pageOfScope ??= new Map<string, Promise<InboxPage>>());
+      if (!ofScope.has(key.appId ?? '')) ofScope.set(key.appId ?? '', page);
     }
     return page;
   }
 
-  /** A page of this scope that this request already asked for, if any. */
-  function pageOfScope(appId: string | null): Promise<InboxPage> | undefined {
-    const prefix = JSON.stringify([appId]).slice(0, -1) + ',';
-    for (const [id, page] of pages) if (id.startsWith(prefix)) return page;
-    return undefined;
+  // Answered after the tick, as a DataLoader's batch, so that an inbox page requested beside the count
+  // (as the `ViewerInbox` operation does) is seen, and its summary used instead of a second call.
+  summary(appId: string | null): Promise<InboxSummary> {
+    const key = appId ?? '';
+    const summaries = (this.#summaries ??= new Map<string, Promise<InboxSummary>>());
+    let summary = summaries.get(key);
+    if (!summary) summaries.set(key, (summary = afterTick().then(() => this.#loadSummary(key || null))));
+    return summary;
   }
 
-  async function loadSummary(appId: string | null): Promise<InboxSummary> {
-    const page = pageOfScope(appId);
+  inboxCount(appId: string | null): Promise<number | null> {
+    const key = appId ?? '';
+    const counts = (this.#counts ??= new Map<string, Promise<number | null>>());
+    let count = counts.get(key);
+    if (!count) counts.set(key, (count = this.#walk(appId)));
+    return count;
+  }
+
+  invalidate(kind: AlertsDataKind): void {
+    if (kind === 'channels') this.#channels = undefined;
+    else if (kind === 'apps') this.#apps = undefined;
+    else {
+      this.#pages = undefined;
+      this.#pageOfScope = undefined;
+      this.#counts = undefined;
+      this.#summaries = undefined;
+    }
+  }
+
+  get #client() {
+    return this.#services.upstream.alerts;
+  }
+
+  #watched<T>(call: Promise<T>): Promise<T> {
+    return call.catch((error: unknown) => {
+      if (refusesCredentials(error)) this.#options.refused?.();
+      throw error;
+    });
+  }
+
+  async #verifiedIdentity(): Promise<Identity> {
+    const { verifiedCallers } = this.#services;
+    const key = subscriberKey(this.#creds);
+    const known = this.#options.verify ? undefined : verifiedCallers.identity(key);
+    if (known) return known;
+    const verified = await this.#watched(this.#client.getIdentity(this.#creds, { scope: this.#scope }));
+    verifiedCallers.rememberIdentity(key, verified);
+    return verified;
+  }
+
+  async #loadSummary(appId: string | null): Promise<InboxSummary> {
+    // A page of this scope that this request already asked for, if any.
+    const page = this.#pageOfScope?.get(appId ?? '');
     if (page) {
       try {
         const { unreadCount, lastReadAt } = await page;
@@ -127,49 +193,18 @@ export function createAlertsReads(
         // That page failed for its own reasons (e.g. a stale cursor): ask for the summary itself.
       }
     }
-    return watched(client.getInboxSummary(creds, { ...(appId ? { appId } : {}), scope }));
+    return this.#watched(this.#client.getInboxSummary(this.#creds, { ...(appId ? { appId } : {}), scope: this.#scope }));
   }
 
-  // Batched to the end of the tick so that an inbox page requested beside the count (as the
-  // `ViewerInbox` operation does) is seen, and its summary used instead of a second call.
-  const summaries = new DataLoader<string, InboxSummary>(
-    // An Error in the batch's answer rejects that key's load alone.
-    (keys) => Promise.all(keys.map((key) => loadSummary(key || null).catch((error: unknown) => asError(error)))),
-  );
-
-  const counts = new Map<string, Promise<number | null>>();
-  async function walk(appId: string | null): Promise<number | null> {
+  async #walk(appId: string | null): Promise<number | null> {
     let total = 0;
     let cursor: string | null = null;
     for (let n = 0; n < INBOX_COUNT_MAX_PAGES; n++) {
-      const page: InboxPage = await inbox({ appId, limit: INBOX_MAX_LIMIT, cursor });
+      const page: InboxPage = await this.inbox({ appId, limit: INBOX_MAX_LIMIT, cursor });
       total += page.notifications.length;
       if (!page.cursor) return total;
       cursor = page.cursor;
     }
     return null;
   }
-
-  return {
-    identity: () => identity.get(),
-    channels: () => channels.get(),
-    apps: () => apps.get(),
-    inbox,
-    summary: (appId) => summaries.load(appId ?? ''),
-    inboxCount(appId) {
-      const key = appId ?? '';
-      let count = counts.get(key);
-      if (!count) counts.set(key, (count = walk(appId)));
-      return count;
-    },
-    invalidate(kind) {
-      if (kind === 'channels') channels.clear();
-      else if (kind === 'apps') apps.clear();
-      else {
-        pages.clear();
-        counts.clear();
-        summaries.clearAll();
-      }
-    },
-  };
 }

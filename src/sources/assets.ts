@@ -27,10 +27,12 @@ export class AssetsSource {
   #scope: CallScope;
   #assets: DataLoader<string, AssetView | null> | undefined;
   #priceHistories: DataLoader<PriceHistoryKey, PriceHistory | null, string> | undefined;
+  // A Set and a Map, not weak ones: they live as long as the request (an event, for a subscription) and
+  // a weak collection's entry is an ephemeron the collector traces apart, one per token of a page.
   /** Assets this request fetched (or tried to): their price is as fresh as it gets, so `price` does not ask again. */
-  #fetched: WeakSet<AssetView> | undefined;
+  #fetched: Set<AssetView> | undefined;
   /** By the loaded asset rather than by id: an asset loaded again (a subscription's next event) is priced again. */
-  #prices: WeakMap<AssetView, AssetView | null | Promise<AssetView | null>> | undefined;
+  #prices: Map<AssetView, AssetView | null | Promise<AssetView | null>> | undefined;
   /** Assets a held copy answered at once, by id: one answer per id and request, as the loader's. */
   #held: Map<string, AssetView | null> | undefined;
   /** Ids asked of the loader in this request: it holds their answer (a call's, say), asked again through it. */
@@ -58,7 +60,11 @@ export class AssetsSource {
    */
   #assetNow(id: string): AssetView | null | Promise<AssetView | null> {
     const held = this.#held?.get(id);
-    if (held !== undefined) return held;
+    return held !== undefined ? held : this.#notHeld(id);
+  }
+
+  /** `#assetNow` for an id this request holds no answer for yet. */
+  #notHeld(id: string): AssetView | null | Promise<AssetView | null> {
     if (!this.#loading?.has(id)) {
       const lookup = this.#services.assetCache.held(id, 'metadata', this.#scope);
       if (lookup) {
@@ -77,7 +83,7 @@ export class AssetsSource {
   price(loaded: AssetView): AssetView | null | Promise<AssetView | null> {
     // Fetched (or tried) for this request, or a token record standing in for a failed service: asking again would learn nothing.
     if (this.#fetched?.has(loaded) || loaded.priceUnavailable) return loaded;
-    const prices = (this.#prices ??= new WeakMap());
+    const prices = (this.#prices ??= new Map<AssetView, AssetView | null | Promise<AssetView | null>>());
     let priced = prices.get(loaded);
     if (priced === undefined) {
       const { assetCache } = this.#services;
@@ -111,7 +117,7 @@ export class AssetsSource {
     // means the assets service does not know the token (or its id cannot be looked up: the cache
     // answers null for an invalid id, and checks it only when it holds no copy): the record is then
     // all there is, and a missing price is simply unknown.
-    const found = this.#assetNow(ref.assetId);
+    const found = held === null ? null : this.#notHeld(ref.assetId);
     if (!(found instanceof Promise)) return found ?? fromRecord(ref, false);
     return found.then(
       (asset) => asset ?? fromRecord(ref, false),
@@ -145,7 +151,7 @@ export class AssetsSource {
   #assetLoader(): DataLoader<string, AssetView | null> {
     const { assetCache } = this.#services;
     const scope = this.#scope;
-    const fetched = (this.#fetched = new WeakSet());
+    const fetched = (this.#fetched = new Set());
     return new DataLoader<string, AssetView | null>((ids) =>
       Promise.all(
         ids.map((id) =>

@@ -7,6 +7,7 @@ import { type CallScope, isDeadlineExceeded, untilDeadline } from '../operation/
 import { createCopies, type Copy } from './assets/copies.js';
 import { assetLookupCounter } from './assets/lookups.js';
 import { assetFromToken, createTokenRecords } from './assets/tokens.js';
+import { taskNow } from './clock.js';
 import { accepted } from './freshness.js';
 
 export { assetFromToken } from './assets/tokens.js';
@@ -94,7 +95,7 @@ export interface AssetCacheOptions {
   notFoundTtlMs?: number;
   /** Token records remembered at most. Default 50 000. */
   maxTokenRecords?: number;
-  /** The clock, in ms (tests inject a fake one). Default `Date.now`. */
+  /** The clock, in ms (tests inject a fake one). Default `taskNow` (stores/clock.ts): `Date.now` read once per task. */
   now?: () => number;
 }
 
@@ -124,14 +125,16 @@ export interface AssetCacheDeps {
  */
 export function createAssetCache(deps: AssetCacheDeps, options: AssetCacheOptions = {}): AssetCache {
   const o = { ...ASSET_CACHE_DEFAULTS, ...withoutUndefined(options) };
-  const now = options.now ?? Date.now;
+  // The clock of one task: a page's lookups read it per token and need (stores/clock.ts).
+  const now = options.now ?? taskNow;
   const { upstream, logger } = deps;
 
   const copies = createCopies({ ...o, now });
   const tokenRecords = createTokenRecords(o.maxTokenRecords, now);
 
-  // The views served of each copy, by source (a copy is replaced, not changed, when fetched again).
-  const viewsOf = new WeakMap<Copy, Partial<Record<FreshnessSource, AssetView>>>();
+  // The views served of each copy, by source (a copy is replaced, not changed, when fetched again), each
+  // as the answer of a lookup that made no call: read, never changed, so a held lookup allocates nothing.
+  const viewsOf = new WeakMap<Copy, Partial<Record<FreshnessSource, AssetLookup>>>();
   // The copy each view was made of, for a request's price lookup after its metadata lookup (`served`).
   const copyOfView = new WeakMap<AssetView, Copy>();
   const countLookup = assetLookupCounter(deps.registry);
@@ -142,23 +145,22 @@ export function createAssetCache(deps: AssetCacheDeps, options: AssetCacheOption
   function serve(copy: Copy, need: AssetNeed, source: FreshnessSource, asked: boolean, scope: CallScope | undefined): AssetLookup {
     countLookup(need, source);
     if (source !== 'ORIGIN') scope?.ledger?.cacheUse(source);
-    return { asset: copy.asset && viewOf(copy, copy.asset, source), asked };
+    if (!copy.asset) return { asset: null, asked };
+    const held = heldView(copy, copy.asset, source);
+    return asked ? { asset: held.asset, asked } : held;
   }
 
-  /**
-   * A copy as served from one source: made once per copy and source, then handed to every request that
-   * is served it (views are read, never changed), rather than copied for each of the dozens of tokens a
-   * screen resolves.
-   */
-  function viewOf(copy: Copy, asset: Asset, source: FreshnessSource): AssetView {
+  /** A copy as served from one source: made once per copy and source, and handed to every request served it, not copied per token. */
+  function heldView(copy: Copy, asset: Asset, source: FreshnessSource): AssetLookup {
     let views = viewsOf.get(copy);
     if (!views) viewsOf.set(copy, (views = {}));
-    let view = views[source];
-    if (!view) {
-      views[source] = view = { ...asset, freshness: freshnessAt(source, copy.fetchedAt) };
+    let held = views[source];
+    if (!held) {
+      const view = { ...asset, freshness: freshnessAt(source, copy.fetchedAt) };
+      views[source] = held = { asset: view, asked: false };
       copyOfView.set(view, copy);
     }
-    return view;
+    return held;
   }
 
   async function afterFailure(assetId: string, need: AssetNeed, error: unknown, scope: CallScope | undefined): Promise<AssetLookup> {
@@ -190,10 +192,11 @@ export function createAssetCache(deps: AssetCacheDeps, options: AssetCacheOption
 
   /** The answer a held copy gives: fresh, or stale within the revalidation window (its refresh started); undefined otherwise. */
   function held(assetId: string, need: AssetNeed, scope: CallScope | undefined): AssetLookup | undefined {
-    const copy = copies.get(assetId);
+    const at = now();
+    const copy = copies.get(assetId, at);
     // A copy older than the client's bound is past its TTL, and not served while revalidating either.
     if (!copy || !accepted(scope?.freshness, copy.fetchedAt, now)) return undefined;
-    const age = now() - copy.fetchedAt;
+    const age = at - copy.fetchedAt;
     const ttl = ttlOf(copy, need);
     if (age < ttl) return serve(copy, need, copy.origin === 'primary' ? 'CACHE' : 'FALLBACK', false, scope);
     if (age >= ttl + o.staleWhileRevalidateMs) return undefined;
@@ -217,9 +220,10 @@ export function createAssetCache(deps: AssetCacheDeps, options: AssetCacheOption
     },
 
     holds(assetId, need) {
-      const copy = copies.get(assetId);
+      const at = now();
+      const copy = copies.get(assetId, at);
       if (!copy) return !isValidAssetId(assetId);
-      return now() - copy.fetchedAt < ttlOf(copy, need) + o.staleWhileRevalidateMs;
+      return at - copy.fetchedAt < ttlOf(copy, need) + o.staleWhileRevalidateMs;
     },
 
     async get(assetId, need, scope) {

@@ -31,7 +31,8 @@ export interface CopiesOptions {
  * the lookup's to decide, from `fetchedAt`.
  */
 export interface Copies {
-  get(assetId: string): Copy | undefined;
+  /** The copy held, when younger than its bound (`maxStaleMs`, a 404's `notFoundTtlMs`) at `at` (default: now). */
+  get(assetId: string, at?: number): Copy | undefined;
   /**
    * The asset from `client`, joining a call in flight for the same id. A call it starts counts in
    * `scope`'s budget but does not take its signal or deadline: other requests may join it.
@@ -41,22 +42,20 @@ export interface Copies {
 
 export function createCopies(o: CopiesOptions): Copies {
   const { now } = o;
-  // Entries live until the stale-if-error bound; freshness is decided per lookup from `fetchedAt`.
-  const copies = heldLru(
-    'asset_copies',
-    new LRUCache<string, Copy>({
-      max: o.maxEntries,
-      maxSize: o.maxSizeBytes,
-      sizeCalculation: sizeOf,
-      ttl: o.maxStaleMs,
-      ttlResolution: 0,
-      perf: { now },
-    }),
-  );
+  // Entries live until the stale-if-error bound (a 404 for its own TTL); freshness is decided per lookup
+  // from `fetchedAt`. The bound is checked here on the lookup's clock reading rather than by lru-cache's
+  // TTL, which reads the clock again and keeps its own times per entry: one clock read per lookup.
+  const copies = heldLru('asset_copies', new LRUCache<string, Copy>({ max: o.maxEntries, maxSize: o.maxSizeBytes, sizeCalculation: sizeOf }));
+  const expired = (copy: Copy, at: number) => at - copy.fetchedAt > (copy.asset === null ? o.notFoundTtlMs : o.maxStaleMs);
   const inFlight = new InFlight<string, Copy>();
 
   return {
-    get: (assetId) => copies.get(assetId),
+    get(assetId, at = now()) {
+      const copy = copies.get(assetId);
+      if (copy === undefined || !expired(copy, at)) return copy;
+      copies.delete(assetId);
+      return undefined;
+    },
 
     async fetch(assetId, client, origin, scope) {
       const key = `${origin} ${assetId}`;
@@ -69,8 +68,8 @@ export function createCopies(o: CopiesOptions): Copies {
       const work = () =>
         client.getAsset(assetId, { scope: detached(scope) }).then((asset) => {
           const copy: Copy = { asset, fetchedAt: now(), origin };
-          if (asset) copies.set(assetId, copy);
-          else if (origin === 'primary') copies.set(assetId, copy, { ttl: o.notFoundTtlMs });
+          // Only the primary's 404 is kept (for `notFoundTtlMs`, as `get` checks).
+          if (asset || origin === 'primary') copies.set(assetId, copy);
           return copy;
         });
       return inFlight.start(key, work, { meta: undefined }).result;

@@ -26,8 +26,16 @@ function union(lists: (readonly number[] | undefined)[]): number[] {
   return [...new Set(present.flat())].sort((a, b) => a - b);
 }
 
-const filterKey = (f: ListingFilter): string =>
-  [f.types, f.providers, f.assets, f.predictionStatus].map((values) => (values?.length ? [...new Set(values)].sort().join(',') : '')).join('|');
+/** A filter's key: each field's distinct values sorted, so that filters selecting alike share their matches and pages. */
+const filterKey = (f: ListingFilter): string => `${fieldKey(f.types)}|${fieldKey(f.providers)}|${fieldKey(f.assets)}|${fieldKey(f.predictionStatus)}`;
+
+// Every request of a screen builds its filter anew (most fields absent or of one value): those are
+// spelled without a Set, a sort or the arrays of the general case.
+function fieldKey(values: readonly string[] | undefined): string {
+  if (!values || values.length === 0) return '';
+  if (values.length === 1) return values[0]!;
+  return [...new Set(values)].sort().join(',');
+}
 
 /** The places of `list` a filter selects, ascending: the smallest field's candidates, checked against every field. */
 function select(snapshot: Snapshot, filter: ListingFilter, key: string): readonly number[] {
