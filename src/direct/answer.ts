@@ -46,10 +46,7 @@ export function writeResult(res: ServerResponse, result: ExecutionResult, head: 
   const vary = ok ? (head.varyOrigin ? 'Origin, Accept-Encoding' : 'Accept-Encoding') : head.varyOrigin ? 'Origin' : null;
   if (!ok) return send(res, status, withTail(headers, head, vary, Buffer.byteLength(processed.body)), processed.body);
   const wire = wireAnswer(slots, processed.body, head.cacheControl, head.header, head.method) as WireAnswer | null;
-  if (wire === null) {
-    const body = asWritten(processed.body);
-    return send(res, 200, withTail(headers, head, vary, typeof body === 'string' ? Buffer.byteLength(body) : body.length), body);
-  }
+  if (wire === null) return send(res, 200, withTail(headers, head, vary, Buffer.byteLength(processed.body)), processed.body);
   if (wire.notModified) return writeNotModified(res, wire.etag!, headers, head, vary!);
   if (typeof wire.body === 'string') return send(res, 200, withTail(headers, head, vary, Buffer.byteLength(wire.body), wire.etag), wire.body);
   return wire.body.then((bytes) => send(res, 200, withTail(headers, head, vary, bytes.length, wire.etag, wire.coding), bytes));
@@ -66,19 +63,6 @@ function withTail(headers: string[], head: AnswerHead, vary: string | null, leng
   if (coding !== undefined) headers.push('content-encoding', coding);
   return headers;
 }
-
-/**
- * Node writes a string body after its head as one string: joined to the head (a copy), then encoded
- * into a buffer of three bytes a character (a heap allocation past 16 KiB of it). A long body goes as
- * bytes encoded once instead, beside the head in the same write (`writev`); a short one fits Node's
- * stack buffer as it is. The profile of a cold MobileHome showed the answer's write at twice the
- * hand-written server's time for the same bytes and writes (bench/PHASES.md).
- */
-function asWritten(body: string): string | Buffer {
-  return body.length > STACK_WRITE_CHARS ? Buffer.from(body) : body;
-}
-/** The longest string Node writes from its 16 KiB stack buffer (three bytes a character at most). */
-const STACK_WRITE_CHARS = Math.floor(16_384 / 3);
 
 /** Writes the answer; its status. */
 function send(res: ServerResponse, status: number, headers: string[], body: string | Buffer): number {
