@@ -93,28 +93,33 @@ export class Admission {
   #scheduleTurn(): void {
     if (this.#turnScheduled) return;
     this.#turnScheduled = true;
-    setImmediate(() => {
-      this.#turnScheduled = false;
-      let started = 0;
-      while (this.queued > 0 && this.#inFlight < this.limits.maxInFlight && started < this.limits.perTurn) {
-        const next = this.#queue.shift()!;
-        waitingInProcess -= 1;
-        // Its client went away while it waited: nobody would read the answer.
-        if (next.res.destroyed || next.res.socket?.destroyed) continue;
-        started += 1;
-        this.#start(next.req, next.res);
-      }
-      if (this.queued > 0 && this.#inFlight < this.limits.maxInFlight) this.#scheduleTurn();
-    });
+    setImmediate(this.#turn);
   }
+
+  // The turn and the close listener are made once per admission, not per request.
+  readonly #turn = (): void => {
+    this.#turnScheduled = false;
+    let started = 0;
+    while (this.queued > 0 && this.#inFlight < this.limits.maxInFlight && started < this.limits.perTurn) {
+      const next = this.#queue.shift()!;
+      waitingInProcess -= 1;
+      // Its client went away while it waited: nobody would read the answer.
+      if (next.res.destroyed || next.res.socket?.destroyed) continue;
+      started += 1;
+      this.#start(next.req, next.res);
+    }
+    if (this.queued > 0 && this.#inFlight < this.limits.maxInFlight) this.#scheduleTurn();
+  };
+
+  readonly #ended = (): void => {
+    this.#inFlight -= 1;
+    if (this.queued > 0) this.#scheduleTurn();
+  };
 
   #start(req: IncomingMessage, res: ServerResponse): void {
     this.#inFlight += 1;
-    // 'close' comes once the response is written or the socket is gone, whichever ends the request.
-    res.once('close', () => {
-      this.#inFlight -= 1;
-      if (this.queued > 0) this.#scheduleTurn();
-    });
+    // 'close' comes once, when the response is written or the socket is gone, whichever ends the request.
+    res.on('close', this.#ended);
     void this.handler(req, res);
   }
 }

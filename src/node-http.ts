@@ -50,19 +50,25 @@ export function nodeListener(handler: NodeHandler, fastPath?: FastPath): Request
     // the socket). Its declared length is still checked against the limit. Any other small body (not
     // JSON, or not an object) is handed over as its bytes and read by Yoga as before. The server's
     // requestTimeout bounds a slow body; a body that does not arrive whole never reaches the handler.
+    // 'end' and 'error' come at most once each: plain listeners, without `once`'s wrapper per request.
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       chunks.push(chunk);
       size += chunk.length;
     });
-    req.once('end', () => {
+    req.on('end', () => {
       const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
-      (req as IncomingMessage & { body?: unknown }).body = /\bjson\b/i.test(req.headers['content-type'] ?? '') ? (parsedObject(bytes) ?? bytes) : bytes;
+      (req as IncomingMessage & { body?: unknown }).body = isJson(req.headers['content-type']) ? (parsedObject(bytes) ?? bytes) : bytes;
       void handle(req, res);
     });
-    req.once('error', () => res.destroy());
+    req.on('error', () => res.destroy());
   };
+}
+
+/** Whether a content type names JSON (the one every client sends, compared first). */
+function isJson(contentType: string | undefined): boolean {
+  return contentType === 'application/json' || /\bjson\b/i.test(contentType ?? '');
 }
 
 const GRAPHQL_PATH = '/graphql';
@@ -90,7 +96,10 @@ export function withFastPath(handler: NodeHandler, fastPath: FastPath): NodeHand
 function parsedObject(bytes: Buffer): object | null {
   try {
     const parsed: unknown = JSON.parse(bytes.toString('utf8'));
-    return typeof parsed === 'object' && parsed !== null && Object.keys(parsed).length > 0 ? parsed : null;
+    if (typeof parsed !== 'object' || parsed === null) return null;
+    // Whether it has an own enumerable key, without the array of them `Object.keys` makes.
+    for (const key in parsed) if (Object.hasOwn(parsed, key)) return parsed;
+    return null;
   } catch {
     return null;
   }

@@ -101,7 +101,12 @@ function planOf(options: DirectPathOptions, request: HitRequest): Plan | null {
   return { request, document, operation, compiled };
 }
 
-async function answer(options: Steps, plan: Plan, req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+/**
+ * Answers a planned request: false (nothing written or counted) when a step before execution leaves it
+ * to the pipeline, else true once committed. Without a cached answer to look for, it commits in the
+ * listener's turn: the caller is told at once, with no promise of its own to settle.
+ */
+function answer(options: Steps, plan: Plan, req: IncomingMessage, res: ServerResponse): boolean | Promise<boolean> {
   const { request } = plan;
   const arrivedAt = Date.now();
   const deadline = requestDeadline(request.header(REQUEST_TIMEOUT_HEADER), options.deadline, performance.now());
@@ -111,39 +116,31 @@ async function answer(options: Steps, plan: Plan, req: IncomingMessage, res: Ser
   const standIn = { method: request.method, url: req.url, headers: { get: request.header }, signal: aborted.signal } as unknown as Request;
   const params = { query: request.query, operationName: request.operationName, variables: request.variables };
   const serverContext: ServerContext = { req, res, credentials: request.credentials, cacheControl: request.cacheControl, deadline, ledger: false };
-  // Nothing in the gateway hands work to `waitUntil`: what it is given settles on its own.
-  const initial = Object.assign(serverContext, { request: standIn, params, waitUntil: (pending: Promise<unknown> | void) => void pending?.catch(() => undefined) });
+  const initial = Object.assign(serverContext, { request: standIn, params, waitUntil });
   const context = Object.assign(initial, createRequestContext(initial, options.services)) as Context;
   const args: ExecutionArgs = { schema: options.schema, document: plan.document, operationName: request.operationName, variableValues: request.variables, contextValue: context };
   if (options.costRefusal(args)) return false;
 
   const cache = options.cache;
   const cached = cache && !request.cacheControl.noStore ? cache.keyOf(request.query, request.operationName, request.variables, request.credentials.subscriber) : null;
-  if (cached && (await heldAnswer(cache!, cached, request))) return false;
-
   const corsOrigin = options.cors && request.header('origin');
-  const head = (cacheControl: string | null): AnswerHead => ({
+  const head: AnswerHead = {
     mediaType: request.mediaType,
     requestId: requestIdOf(standIn),
-    cacheControl,
+    cacheControl: cache ? 'no-store' : null,
     cors: corsOrigin ? options.cors!(corsOrigin) : false,
     varyOrigin: options.cors !== undefined,
     method: request.method,
     header: request.header,
-  });
-  cache?.countExecuted(cached ? 'miss' : 'bypass');
-  const observe = (result: ExecutionResult, executeMs: number, status: number) =>
-    options.observe({ document: plan.document, operation: plan.operation, arrivedAt, executeMs, result, status, method: request.method });
-  const step: Committed = { options, plan, context, args, cached, head, observe, aborted, res };
-  // From here the request is counted: whatever fails is answered here, never handed to the pipeline to run again.
-  try {
-    await execute(step);
-  } catch (error) {
-    options.services.logger.error({ err: error, requestId: requestIdOf(standIn) }, 'direct path: unexpected failure');
-    if (res.headersSent) res.destroy();
-    else await writeResult(res, { errors: [createGraphQLError('Unexpected error.', { extensions: { unexpected: true } })] }, head(cache ? 'no-store' : null), options.slots);
-  }
-  return true;
+  };
+  const step: Committed = { options, plan, context, args, cached, head, arrivedAt, aborted, res };
+  if (!cached) return commit(step);
+  return heldAnswer(cache!, cached, request).then((held) => !held && commit(step));
+}
+
+/** Nothing in the gateway hands work to `waitUntil`: what it is given settles on its own. */
+function waitUntil(pending: Promise<unknown> | void): void {
+  void pending?.catch(() => undefined);
 }
 
 /** What the committed part of a direct answer works with. */
@@ -153,42 +150,70 @@ interface Committed {
   context: Context;
   args: ExecutionArgs;
   cached: { key: string; policy: CachePolicy } | null;
-  head: (cacheControl: string | null) => AnswerHead;
-  observe: (result: ExecutionResult, executeMs: number, status: number) => void;
+  /** The answer's head: `cacheControl` is `no-store` (with the cache on) until a kept answer's policy replaces it. */
+  head: AnswerHead;
+  arrivedAt: number;
   aborted: AbortController;
   res: ServerResponse;
 }
 
-/** The rate limit, the collapsed execution, the error log, the cache's store, masking and the answer. */
-async function execute({ options, plan, context, args, cached, head, observe, aborted, res }: Committed): Promise<void> {
-  const cache = options.cache;
-  const refused = options.rateLimit ? await options.rateLimit(context, plan.operation, () => context.alerts.identity()) : null;
-  if (refused) {
-    observe(refused, 0, await writeResult(res, refused, head(cache ? 'no-store' : null), options.slots));
-    return;
-  }
-  // A client that goes away cuts its execution short, as Yoga's request signal does.
-  res.once('close', () => res.writableFinished || aborted.abort());
-  let result: ExecutionResult;
-  const startedAt = Date.now();
+/** From here the request is counted: whatever fails is answered here, never handed to the pipeline to run again. */
+function commit(step: Committed): true {
+  step.options.cache?.countExecuted(step.cached ? 'miss' : 'bypass');
+  void execute(step);
+  return true;
+}
+
+/** The rate limit, the collapsed execution, the error log, the cache's store, masking and the answer; settles, never rejects. */
+async function execute(step: Committed): Promise<void> {
+  const { options, plan, context, args, cached, head, aborted, res } = step;
   try {
-    const run = (execArgs: ExecutionArgs) => runCompiled(plan.compiled, execArgs.contextValue, execArgs.variableValues as Record<string, unknown> | undefined);
-    // Begun here, not under the collapse's frames, and listed by it once begun (collapse-inflight.ts).
-    const joined = options.collapse.join(args, context, run);
-    result = (await (typeof joined === 'string' ? options.collapse.lead(args, joined, context, run(args)) : (joined ?? run(args)))) as ExecutionResult;
+    const cache = options.cache;
+    const refused = options.rateLimit ? await options.rateLimit(context, plan.operation, () => context.alerts.identity()) : null;
+    if (refused) {
+      observe(step, refused, 0, await writeResult(res, refused, head, options.slots));
+      return;
+    }
+    // A client that goes away cuts its execution short, as Yoga's request signal does ('close' comes once).
+    res.on('close', () => res.writableFinished || aborted.abort());
+    let result: ExecutionResult;
+    const startedAt = Date.now();
+    try {
+      const run = (execArgs: ExecutionArgs) => runCompiled(plan.compiled, execArgs.contextValue, execArgs.variableValues as Record<string, unknown> | undefined);
+      // Begun here, not under the collapse's frames, and listed by it once begun (collapse-inflight.ts).
+      const joined = options.collapse.join(args, context, run);
+      result = (await (typeof joined === 'string' ? options.collapse.lead(args, joined, context, run(args)) : (joined ?? run(args)))) as ExecutionResult;
+    } catch (error) {
+      result = { errors: [error instanceof GraphQLError ? error : createGraphQLError((error as Error).message, { originalError: error as Error })] };
+    }
+    const executeMs = Date.now() - startedAt;
+    options.log(result, context);
+    const kept = cache ? cache.settle(cached, result, context) : false;
+    if (result.errors?.length) result = { ...result, errors: result.errors.map((error) => options.mask(error)) };
+    const policy = kept && cached ? cached.policy : null;
+    if (policy) head.cacheControl = `${policy.scope === 'PUBLIC' ? 'public' : 'private'}, max-age=${Math.max(0, Math.floor(policy.ttlMs / 1000))}`;
+    const status = writeResult(res, result, head, options.slots);
+    // Most answers are written at once: their status is observed without another turn of the microtask queue.
+    observe(step, result, executeMs, typeof status === 'number' ? status : await status);
   } catch (error) {
-    result = { errors: [error instanceof GraphQLError ? error : createGraphQLError((error as Error).message, { originalError: error as Error })] };
+    await unexpected(step, error);
   }
-  const executeMs = Date.now() - startedAt;
-  options.log(result, context);
-  const kept = cache ? cache.settle(cached, result, context) : false;
-  if (result.errors?.length) result = { ...result, errors: result.errors.map((error) => options.mask(error)) };
-  const policy = kept && cached ? cached.policy : null;
-  const cacheControl = !cache ? null : policy ? `${policy.scope === 'PUBLIC' ? 'public' : 'private'}, max-age=${Math.max(0, Math.floor(policy.ttlMs / 1000))}` : 'no-store';
-  const status = writeResult(res, result, head(cacheControl), options.slots);
-  // Most answers are written at once: their status is observed without another turn of the microtask queue.
-  if (typeof status === 'number') observe(result, executeMs, status);
-  else observe(result, executeMs, await status);
+}
+
+/** The operation metrics of a written answer. */
+function observe({ options, plan, arrivedAt, head }: Committed, result: ExecutionResult, executeMs: number, status: number): void {
+  options.observe({ document: plan.document, operation: plan.operation, arrivedAt, executeMs, result, status, method: head.method });
+}
+
+/** A failure of the direct path's own: logged, and answered as the pipeline answers an unexpected error (or the socket closed, if the head went). */
+async function unexpected({ options, head, res }: Committed, error: unknown): Promise<void> {
+  try {
+    options.services.logger.error({ err: error, requestId: head.requestId }, 'direct path: unexpected failure');
+    if (res.headersSent) res.destroy();
+    else await writeResult(res, { errors: [createGraphQLError('Unexpected error.', { extensions: { unexpected: true } })] }, { ...head, cacheControl: options.cache ? 'no-store' : null }, options.slots);
+  } catch {
+    res.destroy();
+  }
 }
 
 /** Whether the response cache holds an answer the request may get: then the hit path or the pipeline answers it. */

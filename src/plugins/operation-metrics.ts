@@ -1,8 +1,5 @@
-import { createCounter, createHistogram, type FillLabelsFnParams } from '@graphql-yoga/plugin-prometheus';
 import {
   getOperationAST,
-  isInterfaceType,
-  isObjectType,
   TypeInfo,
   visit,
   visitWithTypeInfo,
@@ -11,63 +8,12 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
+import { createCounter } from '@graphql-yoga/plugin-prometheus';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Registry } from 'prom-client';
+import { deprecatedFieldCounter, operationDurations, operationLabel } from './operation-series.js';
 
-/** `operationName` of an operation whose name no registered document defines. */
-export const OTHER_OPERATION = 'other';
-
-/**
- * `graphql_yoga_http_duration` (the plugin's name, help and buckets) by operation: `operationName` is
- * the name of an operation of the trusted documents manifest (`PERSISTED_DOCUMENTS`), `other` for any
- * other name and `anonymous` for none, so a caller's choice of names never grows the series; then the
- * operation type, method and status. Without a manifest every named operation is `other`.
- */
-export function operationDuration(registry: Registry, registered: ReadonlySet<string>) {
-  type Params = FillLabelsFnParams & { request: Request; response: Response };
-  return createHistogram<'request', 'operationName' | 'operationType' | 'method' | 'statusCode', Params>({
-    registry,
-    phases: ['request'],
-    histogram: {
-      name: 'graphql_yoga_http_duration',
-      help: 'Time spent on HTTP connection',
-      labelNames: ['operationName', 'operationType', 'method', 'statusCode'],
-    },
-    fillLabelsFn: ({ operationName, operationType, request, response }) => ({
-      operationName: !operationName ? 'anonymous' : registered.has(operationName) ? operationName : OTHER_OPERATION,
-      operationType: operationType ?? 'unknown',
-      method: request.method,
-      statusCode: response.status,
-    }),
-  });
-}
-
-/**
- * The plugin's own deprecated-field counter (same name, help and labels), observed only when the
- * schema deprecates a field or argument: otherwise it has nothing to count.
- */
-export function deprecatedFieldCounter(registry: Registry, schema: GraphQLSchema) {
-  const deprecates = Object.values(schema.getTypeMap()).some(
-    (type) =>
-      (isObjectType(type) || isInterfaceType(type)) &&
-      Object.values(type.getFields()).some((field) => field.deprecationReason != null || field.args.some((arg) => arg.deprecationReason != null)),
-  );
-  return createCounter<'parse', 'operationType' | 'fieldName' | 'typeName', FillLabelsFnParams & { deprecationInfo: { fieldName: string; typeName: string } }>({
-    registry,
-    phases: ['parse'],
-    counter: {
-      name: 'graphql_envelop_deprecated_field',
-      help: 'Counts the amount of deprecated fields used in selection sets',
-      labelNames: ['operationType', 'fieldName', 'typeName'],
-    },
-    fillLabelsFn: (params) => ({
-      operationType: params.operationType!,
-      fieldName: params.deprecationInfo.fieldName,
-      typeName: params.deprecationInfo.typeName,
-    }),
-    shouldObserve: () => deprecates,
-  });
-}
+export { deprecatedFieldCounter, operationDuration, OTHER_OPERATION } from './operation-series.js';
 
 export interface OperationMetricsOptions {
   registry: Registry;
@@ -107,14 +53,12 @@ interface DocumentFacts {
  * names are the caller's choice: only the HTTP duration carries them, registered ones only.
  */
 export function useOperationMetrics(options: OperationMetricsOptions): Plugin & { observeDirect: DirectObservation } {
-  const { registry, endpoint } = options;
-  const http = operationDuration(registry, options.registered);
-  const execute = createHistogram<'execute', 'operationType'>({
-    registry,
-    phases: ['execute'],
-    histogram: { name: 'graphql_envelop_phase_execute', help: 'Time spent on running the GraphQL "execute" function', labelNames: ['operationType'] },
-    fillLabelsFn: () => ({}) as never,
-  }).histogram;
+  const { registry, endpoint, registered } = options;
+  const durations = operationDurations(registry);
+  // Label values in `labelNames` order; an operation type the document does not tell is labelled "undefined", as prom-client prints it.
+  const executed = (operationType: string | undefined, ms: number) => durations.execute.observe(ms / 1000, operationType as string);
+  const answered = (name: string | undefined, type: string | undefined, method: string, status: number, arrivedAt: number) =>
+    durations.http.observe((Date.now() - arrivedAt) / 1000, operationLabel(registered, name), type ?? 'unknown', method, String(status));
   const errors = createCounter<'execute', 'operationType' | 'phase'>({
     registry,
     phases: ['execute'],
@@ -148,9 +92,8 @@ export function useOperationMetrics(options: OperationMetricsOptions): Plugin & 
     const { operationType, deprecated } = factsOf(document);
     for (const deprecationInfo of deprecated) deprecation.counter.labels(deprecation.fillLabelsFn({ operationType, deprecationInfo } as never, {})).inc();
     failed(operationType, result);
-    execute.observe({ operationType } as never, executeMs / 1000);
-    const labels = http.fillLabelsFn({ operationName: operation.name?.value, operationType: operation.operation, request: { method }, response: { status } } as never, {});
-    http.histogram.observe(labels, (Date.now() - arrivedAt) / 1000);
+    executed(operationType, executeMs);
+    answered(operation.name?.value, operation.operation, method, status, arrivedAt);
   };
   return {
     observeDirect,
@@ -193,7 +136,7 @@ export function useOperationMetrics(options: OperationMetricsOptions): Plugin & 
       if (!document) return undefined;
       const { operationType } = document;
       const startedAt = Date.now();
-      const done = () => execute.observe({ operationType } as never, (Date.now() - startedAt) / 1000);
+      const done = () => executed(operationType, Date.now() - startedAt);
       return {
         onExecuteDone({ result }) {
           if (isAsyncIterable(result)) return { onNext: ({ result: part }) => failed(operationType, part), onEnd: done };
@@ -220,7 +163,7 @@ export function useOperationMetrics(options: OperationMetricsOptions): Plugin & 
     onResponse({ request, response, serverContext }) {
       const { arrivedAt, named } = (serverContext as Observed)[OBSERVED] ?? {};
       if (arrivedAt === undefined || !named) return;
-      http.histogram.observe(http.fillLabelsFn({ ...named, request, response } as never, {}), (Date.now() - arrivedAt) / 1000);
+      answered(named.operationName, named.operationType, request.method, response.status, arrivedAt);
     },
   };
 }

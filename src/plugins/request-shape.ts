@@ -41,9 +41,11 @@ export function requestShapeRefusal(params: RequestParams): GraphQLError | null 
  * at the first problem.
  */
 function jsonProblem(value: unknown, maxDepth: number): string | null {
+  // Absent parameters (most requests' `extensions`) and plain values need no walk.
+  if (typeof value !== 'object' || value === null) return typeof value === 'number' && !Number.isFinite(value) ? NOT_FINITE : null;
   const stack: { value: object; depth: number }[] = [];
   const visit = (item: unknown, depth: number): string | null => {
-    if (typeof item === 'number') return Number.isFinite(item) ? null : 'holds a number too large for JSON (such as 1e400)';
+    if (typeof item === 'number') return Number.isFinite(item) ? null : NOT_FINITE;
     if (typeof item !== 'object' || item === null) return null;
     if (depth > maxDepth) return `nests arrays and objects more than ${maxDepth} deep`;
     stack.push({ value: item, depth });
@@ -58,6 +60,8 @@ function jsonProblem(value: unknown, maxDepth: number): string | null {
   }
   return problem;
 }
+
+const NOT_FINITE = 'holds a number too large for JSON (such as 1e400)';
 
 function badRequest(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } });
