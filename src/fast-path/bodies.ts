@@ -8,6 +8,8 @@ const MAX_BODY_BYTES = 2 * 1024 * 1024;
 const SAME_LENGTH_BODIES = 4;
 /** A remembered body's bookkeeping beside its bytes (its parameters' objects, the Buffer, the list's slot), for the gauge. */
 const ENTRY_OVERHEAD_BYTES = 512;
+/** The bytes, and the parameters they parse to (their document's text, about as long), per byte of body. */
+const HELD_PER_BODY_BYTE = 2;
 
 interface Known {
   bytes: Buffer;
@@ -30,7 +32,11 @@ export class KnownBodies {
   #bytes = 0;
 
   constructor() {
-    holding(this, { name: 'hit_bodies', bytes: () => this.#bytes + this.#count * ENTRY_OVERHEAD_BYTES, maxBytes: MAX_BODY_BYTES + MAX_BODIES * ENTRY_OVERHEAD_BYTES });
+    holding(this, {
+      name: 'hit_bodies',
+      bytes: () => HELD_PER_BODY_BYTE * this.#bytes + this.#count * ENTRY_OVERHEAD_BYTES,
+      maxBytes: HELD_PER_BODY_BYTE * MAX_BODY_BYTES + MAX_BODIES * ENTRY_OVERHEAD_BYTES,
+    });
   }
 
   /** The parameters these bytes were read as, if remembered. */

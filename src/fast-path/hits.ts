@@ -83,7 +83,9 @@ export function createHitPath(options: HitPathOptions): HitPath {
       }
       (req as ReadRequest)[BODY_READ] = DECIDED;
       const request = readKnownPost(req, sent, options.debugLedger, options.persisted);
-      return request ? lookUp(options, request, req, res) : false;
+      const answered = request ? lookUp(options, request, req, res) : false;
+      // Never rejects: node-http.ts then reads the body and hands the request on.
+      return answered instanceof Promise ? answered.catch(() => false) : answered;
     } catch {
       return false;
     }
