@@ -9,24 +9,16 @@
  *   npm run build && node --expose-gc --import tsx bench/phases/held-answers.ts dist [<other build's dist>] [users]
  */
 import { ServerResponse, type IncomingMessage } from 'node:http';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-
-type Plugin = typeof import('../../src/response-cache/plugin.js');
-type Store = typeof import('../../src/response-cache/store.js');
-type Hits = typeof import('../../src/fast-path/hits.js');
-type Schema = typeof import('../../src/schema/index.js');
+import { CLIENT_KEY, hitBuild, schemaOf } from './hit-build.js';
 
 const [first = 'dist', second = '', usersArg = '1000'] = process.argv.slice(2);
 const users = Number(usersArg);
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc');
-const CLIENT_KEY = 'client-key-0123456789';
 const query = '{ viewer { id channels { key value verified } } }';
 // An answer of the mobile screen's size (≈ 3.5 KB of JSON), different per user.
 const answerOf = (user: number) => ({ data: { viewer: { id: `user-${user}`, items: Array.from({ length: 30 }, (_, i) => ({ id: `item-${i}`, name: 'y'.repeat(90) })) } } });
-const load = async <T>(build: string, file: string) => (await import(pathToFileURL(resolve(build, file)).href)) as T;
-const { schema } = await load<Schema>(first, 'schema/index.js');
+const schema = await schemaOf(first);
 
 /** Heap used plus external memory (Buffers' bytes live there), after a full collection. */
 function held(): number {
@@ -37,19 +29,11 @@ function held(): number {
 }
 
 async function measure(build: string): Promise<number> {
-  const { createGatewayResponseCache } = await load<Plugin>(build, 'response-cache/plugin.js');
-  const { createResponseCacheStore } = await load<Store>(build, 'response-cache/store.js');
-  const { createHitPath } = await load<Hits>(build, 'fast-path/hits.js');
-  const logger = { warn: () => undefined } as unknown as Parameters<Store['createResponseCacheStore']>[0]['logger'];
-  const hour = 3_600_000;
-  const store = createResponseCacheStore({ logger, redis: null, maxBytes: 256 * 1024 * 1024, ownerIndexTtlMs: hour });
-  const cache = createGatewayResponseCache({ store, ttlMs: { markets: hour, prices: hour, metadata: hour, private: hour } });
-  (cache.plugin as { onSchemaChange: (payload: { schema: unknown }) => void }).onSchemaChange({ schema });
-  const hit = createHitPath({ reader: cache.reader, debugLedger: false });
+  const { store, reader, hit } = await hitBuild(build, schema, 256 * 1024 * 1024);
   const authorization = (user: number) => `Bearer token-${user}-${'x'.repeat(40)}`;
   const before = held();
   for (let user = 0; user < users; user++) {
-    const cached = cache.reader.keyOf(query, undefined, {}, { authorization: authorization(user), clientKey: CLIENT_KEY })!;
+    const cached = reader.keyOf(query, undefined, {}, { authorization: authorization(user), clientKey: CLIENT_KEY })!;
     void store.set(cached.key, structuredClone(answerOf(user)), cached.policy.ttlMs);
     const headers = { host: 'x', 'content-type': 'application/json', accept: 'application/json', authorization: authorization(user), 'x-service-client-key': CLIENT_KEY };
     const req = { method: 'POST', url: '/graphql', headers, httpVersionMajor: 1, httpVersionMinor: 1 } as unknown as IncomingMessage;

@@ -12,43 +12,25 @@
  */
 import { readFileSync } from 'node:fs';
 import { ServerResponse, type IncomingMessage } from 'node:http';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { median } from '../numbers.js';
-
-type Plugin = typeof import('../../src/response-cache/plugin.js');
-type Store = typeof import('../../src/response-cache/store.js');
-type Hits = typeof import('../../src/fast-path/hits.js');
-type Schema = typeof import('../../src/schema/index.js');
+import { CLIENT_KEY, hitBuild, schemaOf } from './hit-build.js';
 
 const [first = 'dist', second = '', roundsArg = '12'] = process.argv.slice(2);
 const builds = [first, ...(second ? [second] : [])];
 const HITS_PER_ROUND = 30_000;
 const USERS = Array.from({ length: 100 }, (_, i) => `Bearer token-${i}-${'x'.repeat(40)}`);
-const CLIENT_KEY = 'client-key-0123456789';
 const query = readFileSync(new URL('../../test/operations/MobileHome.graphql', import.meta.url), 'utf8');
 const sentBytes = Buffer.from(JSON.stringify({ query, variables: {} }));
 // An answer of the screen's size: what the entry holds does not change the fast path's work.
 const answer = { data: { viewer: { id: 'x', items: Array.from({ length: 120 }, (_, i) => ({ id: `item-${i}`, name: 'y'.repeat(100) })) } } };
-const load = async <T>(build: string, file: string) => (await import(pathToFileURL(resolve(build, file)).href)) as T;
-// One schema for both builds: Pothos refuses a second copy of its plugins in one process.
-const { schema } = await load<Schema>(first, 'schema/index.js');
+const schema = await schemaOf(first);
 
 async function setUp(build: string): Promise<(hits: number) => number> {
-  const { createGatewayResponseCache } = await load<Plugin>(build, 'response-cache/plugin.js');
-  const { createResponseCacheStore } = await load<Store>(build, 'response-cache/store.js');
-  const { createHitPath } = await load<Hits>(build, 'fast-path/hits.js');
-  const logger = { warn: () => undefined } as unknown as Parameters<Store['createResponseCacheStore']>[0]['logger'];
-  const hour = 3_600_000;
-  const store = createResponseCacheStore({ logger, redis: null, maxBytes: 64 * 1024 * 1024, ownerIndexTtlMs: hour });
-  const cache = createGatewayResponseCache({ store, ttlMs: { markets: hour, prices: hour, metadata: hour, private: hour } });
-  (cache.plugin as { onSchemaChange: (payload: { schema: unknown }) => void }).onSchemaChange({ schema });
+  const { store, reader, hit } = await hitBuild(build, schema, 64 * 1024 * 1024);
   for (const authorization of USERS) {
-    const cached = cache.reader.keyOf(query, undefined, {}, { authorization, clientKey: CLIENT_KEY })!;
+    const cached = reader.keyOf(query, undefined, {}, { authorization, clientKey: CLIENT_KEY })!;
     void store.set(cached.key, structuredClone(answer), cached.policy.ttlMs);
   }
-  // An older build's hit path has no `fromBytes`.
-  const hit = createHitPath({ reader: cache.reader, debugLedger: false });
   return (hits) => {
     const started = process.hrtime.bigint();
     for (let i = 0; i < hits; i++) {
