@@ -47,8 +47,8 @@ afterAll(async () => {
 /** A JSON POST on a keep-alive connection (no `Connection: close`). */
 const keptPost = (body: string, lines = '') => `POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${lines}\r\n${body}`;
 
-/** Raw requests one after another on one keep-alive connection; each answer's raw bytes (read to its Content-Length). */
-async function onOneConnection(port: number, raws: string[]): Promise<Buffer[]> {
+/** Raw writes one after another on one keep-alive connection, each followed by `answersEach` answers; each answer's raw bytes (read to its Content-Length). */
+async function onOneConnection(port: number, raws: string[], answersEach = 1): Promise<Buffer[]> {
   const socket = connect(port, '127.0.0.1');
   await once(socket, 'connect');
   let pending = Buffer.alloc(0);
@@ -61,13 +61,14 @@ async function onOneConnection(port: number, raws: string[]): Promise<Buffer[]> 
   try {
     for (const raw of raws) {
       socket.write(raw);
-      for (;;) {
+      for (let read = 0; read < answersEach; ) {
         const end = pending.indexOf('\r\n\r\n');
         const length = end < 0 ? null : Number(/\r\ncontent-length: (\d+)/i.exec(pending.subarray(0, end).toString('latin1'))?.[1] ?? 0);
         if (length !== null && pending.length >= end + 4 + length) {
           answers.push(pending.subarray(0, end + 4 + length));
           pending = pending.subarray(end + 4 + length);
-          break;
+          read++;
+          continue;
         }
         await new Promise<void>((resolve) => (wake = resolve));
       }
@@ -124,6 +125,18 @@ describe('a hit read from its body bytes', () => {
     const [answer] = await onOneConnection(portOf(fast), [keptPost(body, other)]);
     expect(answered.bytes).toBe(before);
     expect(answer!.toString()).not.toContain(gw.sim.alerts.demo.token);
+  });
+
+  it('answers pipelined requests in their order, each whole', async () => {
+    const body = JSON.stringify({ query: NAMED, variables: { first: 1 }, operationName: 'Page' });
+    const ids = ['first', 'second', 'third'];
+    await onOneConnection(portOf(fast), [keptPost(body), keptPost(body)]);
+    const before = answered.bytes;
+    const answers = await onOneConnection(portOf(fast), [ids.map((id) => keptPost(body, `X-Request-Id: ${id}\r\n`)).join('')], ids.length);
+    expect(answered.bytes - before).toBe(3);
+    expect(answers.map((answer) => /\r\nx-request-id: (\w+)/.exec(answer.toString('latin1'))?.[1])).toEqual(ids);
+    const [one, ...rest] = answers.map((answer) => parts(answer, true));
+    for (const other of rest) expect(other.body.equals(one!.body)).toBe(true);
   });
 
   it('leaves bytes it knows to the pipeline when the headers ask for an execution', async () => {
