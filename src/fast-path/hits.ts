@@ -9,7 +9,7 @@ import type { PersistedDocuments } from '../plugins/trusted-documents.js';
 import { acceptedRequestId } from '../request-id.js';
 import { wireFormsOf } from '../response-cache/held.js';
 import type { ResponseCacheReader } from '../response-cache/plugin.js';
-import { heldBytes, heldFreshness } from '../response-cache/store.js';
+import { heldAnswer } from '../response-cache/store.js';
 import { KnownBodies } from './bodies.js';
 import { writeHitHead } from './head.js';
 import { readHitRequest, readKnownPost, type HitRequest } from './hit-request.js';
@@ -110,9 +110,9 @@ function lookUp(options: HitPathOptions, request: HitRequest, req: IncomingMessa
 }
 
 function answerHit(options: HitPathOptions, request: HitRequest, cached: Cached, held: ExecutionResult, req: IncomingMessage, res: ServerResponse): boolean | Promise<boolean> {
-  const freshness = heldFreshness(held);
-  const bytes = heldBytes(held);
-  if (!freshness || !bytes) return false;
+  const freshness = heldAnswer(held);
+  if (!freshness) return false;
+  const { bytes } = freshness;
   const ageMs = Math.max(0, Date.now() - freshness.storedAt);
   const stale = ageMs > freshness.ttlMs;
   // Past its grace, or older than the client allows: a miss, which the pipeline executes.

@@ -31,8 +31,8 @@ export interface Freshness {
 }
 
 /** What a store knows of a result it handed out: its freshness, and the bytes of its answer (the only copy of it held). */
-interface Held extends Freshness {
-  bytes: Buffer;
+export interface Held extends Freshness {
+  readonly bytes: Buffer;
 }
 
 const heldOf = new WeakMap<object, Held>();
@@ -42,9 +42,9 @@ export function heldFreshness(result: ExecutionResult): Freshness | undefined {
   return heldOf.get(result);
 }
 
-/** The UTF-8 bytes a result the store handed out is answered with (undefined for one it did not). */
-export function heldBytes(result: ExecutionResult): Buffer | undefined {
-  return heldOf.get(result)?.bytes;
+/** The freshness and UTF-8 bytes of a result the store handed out, in one lookup (undefined for one it did not). */
+export function heldAnswer(result: ExecutionResult): Held | undefined {
+  return heldOf.get(result);
 }
 
 const bodies = new WeakMap<object, string>();
@@ -134,7 +134,7 @@ function memoryStore(options: ResponseCacheStoreOptions): ResponseCacheStore {
   const results = new LRUCache<string, ExecutionResult>({
     maxSize: maxBytes,
     // The bytes a result is answered as: what it costs to hold, near enough.
-    sizeCalculation: (result) => Math.max(1, heldBytes(result)?.length ?? 0),
+    sizeCalculation: (result) => Math.max(1, heldAnswer(result)?.bytes.length ?? 0),
     ttlAutopurge: false,
     dispose: (_result, key) => {
       const owner = ownerOf(key);
