@@ -17,11 +17,6 @@ export interface WireForms {
   etag?: string;
   /** Bytes before encoding. */
   size?: number;
-  /**
-   * The identity body as bytes, made on the entry's first answer at the listener (fast-path/hits.ts):
-   * encoding the held text on every hit was half of a large page's hit. As large again as the text.
-   */
-  identity?: Buffer;
   br?: Promise<Buffer>;
   gzip?: Promise<Buffer>;
 }

@@ -2,58 +2,45 @@
  * The fast path for hits alone, in process, for two builds alternately (bench/PHASES.md, "cached hit,
  * in process"): no socket and no refresh, whose noise on this machine is larger than the fast path's
  * own cost. Each build gets the real response cache reader and store over the real schema, holds the
- * MobileHome answer of 100 users, and answers a request object shaped as node's (the body parsed as
- * node-http.ts parses it, inside the loop) into a response that writes nothing:
+ * MobileHome answer of 100 users, and answers a request object shaped as node's (its body's bytes
+ * handed over as node-http.ts hands them, parsed inside the loop when the build does not read them)
+ * into a Node response without a socket (its head made, what is written kept):
  *
  *   npm run build && node --import tsx bench/phases/hit-loop.ts dist <other build's dist> [rounds]
  *
  * Prints the median µs per hit of each build over the rounds (each round 30,000 hits per build).
  */
 import { readFileSync } from 'node:fs';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { ServerResponse, type IncomingMessage } from 'node:http';
 import { median } from '../numbers.js';
-
-type Plugin = typeof import('../../src/response-cache/plugin.js');
-type Store = typeof import('../../src/response-cache/store.js');
-type Hits = typeof import('../../src/fast-path/hits.js');
-type Schema = typeof import('../../src/schema/index.js');
+import { CLIENT_KEY, hitBuild, schemaOf } from './hit-build.js';
 
 const [first = 'dist', second = '', roundsArg = '12'] = process.argv.slice(2);
 const builds = [first, ...(second ? [second] : [])];
 const HITS_PER_ROUND = 30_000;
 const USERS = Array.from({ length: 100 }, (_, i) => `Bearer token-${i}-${'x'.repeat(40)}`);
-const CLIENT_KEY = 'client-key-0123456789';
 const query = readFileSync(new URL('../../test/operations/MobileHome.graphql', import.meta.url), 'utf8');
-const sent = JSON.stringify({ query, variables: {} });
+const sentBytes = Buffer.from(JSON.stringify({ query, variables: {} }));
 // An answer of the screen's size: what the entry holds does not change the fast path's work.
 const answer = { data: { viewer: { id: 'x', items: Array.from({ length: 120 }, (_, i) => ({ id: `item-${i}`, name: 'y'.repeat(100) })) } } };
-const load = async <T>(build: string, file: string) => (await import(pathToFileURL(resolve(build, file)).href)) as T;
-// One schema for both builds: Pothos refuses a second copy of its plugins in one process.
-const { schema } = await load<Schema>(first, 'schema/index.js');
+const schema = await schemaOf(first);
 
 async function setUp(build: string): Promise<(hits: number) => number> {
-  const { createGatewayResponseCache } = await load<Plugin>(build, 'response-cache/plugin.js');
-  const { createResponseCacheStore } = await load<Store>(build, 'response-cache/store.js');
-  const { createHitPath } = await load<Hits>(build, 'fast-path/hits.js');
-  const logger = { warn: () => undefined } as unknown as Parameters<Store['createResponseCacheStore']>[0]['logger'];
-  const hour = 3_600_000;
-  const store = createResponseCacheStore({ logger, redis: null, maxBytes: 64 * 1024 * 1024, ownerIndexTtlMs: hour });
-  const cache = createGatewayResponseCache({ store, ttlMs: { markets: hour, prices: hour, metadata: hour, private: hour } });
-  (cache.plugin as { onSchemaChange: (payload: { schema: unknown }) => void }).onSchemaChange({ schema });
+  const { store, reader, hit } = await hitBuild(build, schema, 64 * 1024 * 1024);
   for (const authorization of USERS) {
-    const cached = cache.reader.keyOf(query, undefined, {}, { authorization, clientKey: CLIENT_KEY })!;
+    const cached = reader.keyOf(query, undefined, {}, { authorization, clientKey: CLIENT_KEY })!;
     void store.set(cached.key, structuredClone(answer), cached.policy.ttlMs);
   }
-  const hit = createHitPath({ reader: cache.reader, debugLedger: false });
-  const res = { writeHead: () => res, end: () => res, headersSent: false } as unknown as ServerResponse;
   return (hits) => {
     const started = process.hrtime.bigint();
     for (let i = 0; i < hits; i++) {
       const headers = { host: 'x', 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json', authorization: USERS[i % USERS.length], 'x-service-client-key': CLIENT_KEY };
-      const req = { method: 'POST', url: '/graphql', headers } as unknown as IncomingMessage;
-      if (hit(req, res, JSON.parse(sent)) !== true) throw new Error(`${build}: a request was not answered on the fast path`);
+      const req = { method: 'POST', url: '/graphql', headers, httpVersionMajor: 1, httpVersionMinor: 1 } as unknown as IncomingMessage;
+      // A response with no socket: Node's head is made as for a real one, and what is written is kept in it.
+      const res = new ServerResponse(req);
+      // As node-http.ts: the body's bytes first when the build reads them, else the body parsed.
+      const answered = hit.fromBytes?.(req, res, sentBytes) || hit(req, res, JSON.parse(sentBytes.toString()));
+      if (answered !== true) throw new Error(`${build}: a request was not answered on the fast path`);
     }
     return Number(process.hrtime.bigint() - started) / 1000 / hits;
   };

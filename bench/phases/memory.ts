@@ -11,6 +11,7 @@
  */
 import { startPhaseRig } from './rig.js';
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { request } from 'undici';
 import { requestFor, settle, type WindowState } from '../throughput/measure.js';
@@ -23,6 +24,8 @@ const kind = (process.argv[2] ?? 'gateway') as ServerKind;
 const screenName = (process.argv[3] ?? 'mobile1000') as ScreenName;
 const requests = Number(process.argv[4] ?? 3000);
 const extraFlags = process.argv.slice(5);
+// GATEWAY_ENTRY measures another build of the gateway (a copy of dist/), as profile.ts does.
+const entry = process.env['GATEWAY_ENTRY'];
 const CONNECTIONS = 50;
 
 const MiB = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MiB`;
@@ -46,6 +49,7 @@ function rssByKind(pid: number): Record<string, string> {
 
 const { sim, rig, screenOf } = await startPhaseRig();
 rig.nodeFlags = extraFlags;
+if (entry) rig.gatewayEntry = resolve(entry);
 try {
   const screen = screenOf(screenName);
   const target = await startTarget(rig, kind);

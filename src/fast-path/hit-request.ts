@@ -17,6 +17,8 @@ export interface HitRequest {
   variables: Record<string, unknown> | undefined;
   /** How a persisted document was named (`documentId`, or APQ's `extensions`): a stale entry's refresh names it so again. */
   named?: { documentId?: string; extensions?: Record<string, unknown> };
+  /** The parameters as sent (shared by every request of the same body bytes: read, never changed). */
+  sent: Sent;
   /** The answer's media type, as Yoga's result processors choose it from `Accept`. */
   mediaType: MediaType;
   cacheControl: RequestCacheControl;
@@ -44,8 +46,16 @@ const TIMEOUT = /^\d{1,15}$/;
  * `documentId` or an APQ hash is answered as the text it names, whose entry the two share.
  */
 export function readHitRequest(req: IncomingMessage, body: unknown, debugLedger: boolean, persisted?: PersistedDocuments, executes = false): HitRequest | null {
-  const sent = req.method === 'POST' ? postParams(req, body) : req.method === 'GET' ? getParams(req.url ?? '') : null;
-  if (!sent || requestShapeRefusal(sent)) return null;
+  const sent = req.method === 'POST' ? (jsonPostTo(req) ? bodyParams(body) : null) : req.method === 'GET' ? getParams(req.url ?? '') : null;
+  return sent && hitRequestOf(req, sent, debugLedger, persisted, executes);
+}
+
+/** A JSON POST's reading from parameters read before from the same body bytes (fast-path/bodies.ts), or null as `readHitRequest`. */
+export function readKnownPost(req: IncomingMessage, sent: Sent, debugLedger: boolean, persisted?: PersistedDocuments): HitRequest | null {
+  return req.method === 'POST' && jsonPostTo(req) ? hitRequestOf(req, sent, debugLedger, persisted, false) : null;
+}
+
+function hitRequestOf(req: IncomingMessage, sent: Sent, debugLedger: boolean, persisted: PersistedDocuments | undefined, executes: boolean): HitRequest | null {
   const query = documentText(persisted, sent);
   if (query === null) return null;
   const header = (name: string): string | null => {
@@ -63,20 +73,26 @@ export function readHitRequest(req: IncomingMessage, body: unknown, debugLedger:
   if (!mediaType) return null;
   const { operationName, variables, documentId, extensions } = sent;
   const named = query === sent.query ? undefined : documentId != null ? { documentId: documentId as string } : { extensions: extensions as Record<string, unknown> };
-  return { method: req.method as 'GET' | 'POST', query, operationName, variables, ...(named ? { named } : {}), mediaType, cacheControl, credentials: readCredentials({ get: header }), header };
+  return { method: req.method as 'GET' | 'POST', query, operationName, variables, ...(named ? { named } : {}), sent, mediaType, cacheControl, credentials: readCredentials({ get: header }), header };
 }
 
 /** The parameters as sent, the document not yet found. */
-type Sent = NamedDocument & Pick<HitRequest, 'operationName' | 'variables'>;
+export type Sent = NamedDocument & Pick<HitRequest, 'operationName' | 'variables'>;
 
-/** A JSON POST's parameters from the body node-http.ts parsed, or null for any Yoga would refuse. */
-function postParams(req: IncomingMessage, body: unknown): Sent | null {
-  if (!pathIs(req.url) || !isJsonPost(req.headers['content-type']) || typeof body !== 'object' || body === null || Array.isArray(body)) return null;
+/** A POST to the GraphQL path with a body Yoga parses as JSON. */
+function jsonPostTo(req: IncomingMessage): boolean {
+  return pathIs(req.url) && isJsonPost(req.headers['content-type']);
+}
+
+/** A parsed JSON body's parameters, or null for any Yoga would refuse (the same for the same bytes). */
+export function bodyParams(body: unknown): Sent | null {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
   const { query, operationName, variables, extensions, documentId } = body as Record<string, unknown>;
   for (const name in body) if (!PARAMETERS.has(name) && (body as Record<string, unknown>)[name] != null) return null;
   if (operationName != null && typeof operationName !== 'string') return null;
   if (variables != null && (typeof variables !== 'object' || Array.isArray(variables))) return null;
-  return { query, documentId, extensions, operationName: operationName ?? undefined, variables: (variables ?? undefined) as Sent['variables'] };
+  const sent = { query, documentId, extensions, operationName: operationName ?? undefined, variables: (variables ?? undefined) as Sent['variables'] };
+  return requestShapeRefusal(sent) ? null : sent;
 }
 
 /** A GET's parameters as plugins/url-params.ts and the trusted documents' `documentId` read them; null for anything they would refuse. */
@@ -88,7 +104,8 @@ function getParams(url: string): Sent | null {
   const extensions = jsonObject(search.get('extensions'));
   if (variables === null || extensions === null) return null;
   const named = { query: search.get('query') || undefined, documentId: search.get('documentId') || undefined, extensions };
-  return { ...named, operationName: search.get('operationName') || undefined, variables };
+  const sent = { ...named, operationName: search.get('operationName') || undefined, variables };
+  return requestShapeRefusal(sent) ? null : sent;
 }
 
 /** A URL parameter's JSON object, undefined when absent (or JSON null), null when it is not one (the pipeline's 400). */

@@ -2,13 +2,17 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ExecutionResult } from 'graphql';
 import type { Credentials } from '../credentials.js';
 import { matches, representationTag, strongTag } from '../etag.js';
+import type { FastPath } from '../node-http.js';
+import type { Coding } from '../plugins/compression.js';
 import { COMPRESSION_THRESHOLD_BYTES, negotiate } from '../plugins/wire-encoding.js';
 import type { PersistedDocuments } from '../plugins/trusted-documents.js';
 import { acceptedRequestId } from '../request-id.js';
 import { wireFormsOf } from '../response-cache/held.js';
-import { readHitRequest, type HitRequest } from './hit-request.js';
 import type { ResponseCacheReader } from '../response-cache/plugin.js';
-import { heldFreshness, resultBody } from '../response-cache/store.js';
+import { heldAnswer } from '../response-cache/store.js';
+import { KnownBodies } from './bodies.js';
+import { writeHitHead } from './head.js';
+import { readHitRequest, readKnownPost, type HitRequest } from './hit-request.js';
 
 /** The CORS options the gateway answers an origin with (app.ts), or false for an origin it does not list. */
 export interface CorsOptions {
@@ -33,76 +37,131 @@ export interface HitPathOptions {
   countOperation?: (credentials: Credentials, req: IncomingMessage, requestId: string) => Promise<boolean>;
 }
 
-/** Answers a request from the response cache and returns true, or returns false having written nothing. */
-export type HitPath = (req: IncomingMessage, res: ServerResponse, body: unknown) => boolean | Promise<boolean>;
+/** Answers a request from the response cache and returns true, or returns false having written nothing; `fromBytes` does so from a JSON body's bytes. */
+export type HitPath = FastPath;
+
+/** Set on a node request by `fromBytes`: the bytes of a body it did not know, or `DECIDED` when it read the request from them (answered or not). */
+const BODY_READ = Symbol('hit path body');
+const DECIDED = Symbol('decided from the body bytes');
+type ReadRequest = IncomingMessage & { [BODY_READ]?: Buffer | typeof DECIDED };
 
 /**
  * The fast path for hits: a GraphQL request the response cache holds a fresh answer to is answered at
- * the HTTP listener (node-http.ts), from the same policies, keys, store and held wire forms as the
- * plugin, with the status, body and headers Yoga's pipeline would send (Cache-Control, Age, ETag per
+ * the HTTP listener (node-http.ts), from the same policies, keys, store and held bytes as the plugin,
+ * with the status, body and headers Yoga's pipeline would send (Cache-Control, Age, ETag per
  * representation, Last-Modified, Vary, CORS, X-Request-Id, 304 for a matching If-None-Match), written
  * in one write. A hit through the pipeline (whatwg-node's Request and Headers, envelop, about twenty
  * plugins' hooks, the result processing and the wire encoding's hook) costs several times the socket's
  * own work (bench/PHASES.md, "cached hit"). Whatever it cannot answer identically falls through to the
  * pipeline, untouched: an entry past its grace, a compressed form not made yet, a caller to verify or
  * refuse, and every request `readHitRequest` leaves out. A stale entry within its grace is answered
- * and its refresh started, as the plugin does.
+ * and its refresh started, as the plugin does. A body answered as a hit is remembered (bodies.ts): the
+ * next request of the same bytes is read without parsing them (`fromBytes`).
  */
 export function createHitPath(options: HitPathOptions): HitPath {
-  const { reader } = options;
-  return (req, res, body) => {
+  const bodies = new KnownBodies();
+  const path: HitPath = (req, res, body) => {
+    const read = (req as ReadRequest)[BODY_READ];
+    // `fromBytes` read this request from the same bytes: the parsed body reads the same.
+    if (read === DECIDED) return false;
     const request = readHitRequest(req, body, options.debugLedger, options.persisted);
     if (!request) return false;
-    const cached = reader.keyOf(request.query, request.operationName, request.variables, request.credentials.subscriber);
-    if (!cached) return false;
-    const maxAgeMs = request.cacheControl.maxAgeMs;
-    // An answer younger than any entry may be: the pipeline executes it.
-    if (maxAgeMs !== null && maxAgeMs < cached.policy.ttlMs) return false;
-    const found = reader.store.get(cached.key);
-    const answer = (held: ExecutionResult | undefined) => (held ? answerHit(options, request, cached, held, req, res) : false);
-    return found instanceof Promise ? found.then(answer, () => false) : answer(found);
+    const answered = lookUp(options, request, req, res);
+    if (read !== undefined && answered !== false) {
+      // The parsed body was not handed to the pipeline: its parameters are the bytes' from now on.
+      if (answered === true) bodies.remember(read, request.sent);
+      else void answered.then((done) => done && bodies.remember(read, request.sent));
+    }
+    return answered;
   };
+  path.fromBytes = (req, res, bytes) => {
+    try {
+      const sent = bodies.find(bytes);
+      if (!sent) {
+        (req as ReadRequest)[BODY_READ] = bytes;
+        return false;
+      }
+      (req as ReadRequest)[BODY_READ] = DECIDED;
+      const request = readKnownPost(req, sent, options.debugLedger, options.persisted);
+      const answered = request ? lookUp(options, request, req, res) : false;
+      // Never rejects: node-http.ts then reads the body and hands the request on.
+      return answered instanceof Promise ? answered.catch(() => false) : answered;
+    } catch {
+      return false;
+    }
+  };
+  return path;
 }
 
-function answerHit(options: HitPathOptions, request: HitRequest, { key, policy }: Cached, held: ExecutionResult, req: IncomingMessage, res: ServerResponse): boolean | Promise<boolean> {
-  const freshness = heldFreshness(held);
-  const ageMs = freshness ? Math.max(0, Date.now() - freshness.storedAt) : 0;
-  const stale = freshness !== undefined && ageMs > freshness.ttlMs;
+/** The request's entry looked up and answered; false (having written nothing) when it is not one to answer here. */
+function lookUp(options: HitPathOptions, request: HitRequest, req: IncomingMessage, res: ServerResponse): boolean | Promise<boolean> {
+  const { reader } = options;
+  const cached = reader.keyOf(request.query, request.operationName, request.variables, request.credentials.subscriber);
+  if (!cached) return false;
+  const maxAgeMs = request.cacheControl.maxAgeMs;
+  // An answer younger than any entry may be: the pipeline executes it.
+  if (maxAgeMs !== null && maxAgeMs < cached.policy.ttlMs) return false;
+  const found = reader.store.get(cached.key);
+  if (!(found instanceof Promise)) return found ? answerHit(options, request, cached, found, req, res) : false;
+  return found.then(
+    (held) => (held ? answerHit(options, request, cached, held, req, res) : false),
+    () => false,
+  );
+}
+
+function answerHit(options: HitPathOptions, request: HitRequest, cached: Cached, held: ExecutionResult, req: IncomingMessage, res: ServerResponse): boolean | Promise<boolean> {
+  const freshness = heldAnswer(held);
+  if (!freshness) return false;
+  const { bytes } = freshness;
+  const ageMs = Math.max(0, Date.now() - freshness.storedAt);
+  const stale = ageMs > freshness.ttlMs;
   // Past its grace, or older than the client allows: a miss, which the pipeline executes.
   const maxAgeMs = request.cacheControl.maxAgeMs;
-  if (stale && (ageMs > freshness.ttlMs + options.reader.graceMs(policy) || (maxAgeMs !== null && ageMs > maxAgeMs))) return false;
-  const text = resultBody(held);
+  if (stale && (ageMs > freshness.ttlMs + options.reader.graceMs(cached.policy) || (maxAgeMs !== null && ageMs > maxAgeMs))) return false;
   const forms = wireFormsOf(held);
-  forms.etag ??= strongTag(text);
-  const identity = (forms.identity ??= Buffer.from(text));
-  const size = (forms.size ??= identity.length);
+  forms.etag ??= strongTag(bytes);
+  const size = (forms.size ??= bytes.length);
   const coding = negotiate(request.header('accept-encoding'));
   const encoded = coding && size >= COMPRESSION_THRESHOLD_BYTES ? coding : null;
   const pending = encoded ? forms[encoded] : undefined;
   // Not compressed yet in this coding: the pipeline's wire encoding makes it (once, for every later hit).
   if (encoded && !pending) return false;
+  const hit: Hit = { options, request, cached, held, req, res, ageMs, stale, encoded, requestId: acceptedRequestId(request.header('x-request-id')) };
+  if (pending) return pending.then((compressed) => counted(hit, compressed), () => false);
+  return counted(hit, bytes);
+}
 
-  const requestId = acceptedRequestId(request.header('x-request-id'));
-  const age = Math.floor(ageMs / 1000);
-  const head: Head = {
-    etag: representationTag(forms.etag, encoded),
-    cacheControl: `${policy.scope === 'PUBLIC' ? 'public' : 'private'}, max-age=${Math.max(0, Math.floor(policy.ttlMs / 1000) - age)}`,
-    age: String(age),
-    vary: options.cors ? 'Origin, Accept-Encoding' : 'Accept-Encoding',
-    requestId,
-    stored: (held.extensions as { http?: { headers?: Record<string, string> } } | undefined)?.http?.headers ?? {},
-  };
-  const respond = (bytes: Buffer): boolean | Promise<boolean> => {
-    const write = () => {
-      options.reader.countHit();
-      if (stale) refresh(options.reader, key, request, req);
-      if (request.method === 'GET' && matches(request.header('if-none-match'), head.etag)) writeNotModified(res, head);
-      else writeAnswer(res, head, request, encoded, bytes, options);
-      return true;
-    };
-    return options.countOperation ? options.countOperation(request.credentials, req, requestId).then((counted) => counted && write()) : write();
-  };
-  return pending ? pending.then(respond, () => false) : respond(identity);
+/** One hit being answered: what its answer is written from. */
+interface Hit {
+  options: HitPathOptions;
+  request: HitRequest;
+  cached: Cached;
+  held: ExecutionResult;
+  req: IncomingMessage;
+  res: ServerResponse;
+  ageMs: number;
+  stale: boolean;
+  encoded: Coding | null;
+  requestId: string;
+}
+
+/** The answer written once the caller's operation is counted (when the rate limit counts hits here). */
+function counted(hit: Hit, body: Buffer): boolean | Promise<boolean> {
+  const count = hit.options.countOperation;
+  if (!count) return write(hit, body);
+  return count(hit.request.credentials, hit.req, hit.requestId).then((done) => done && write(hit, body));
+}
+
+function write(hit: Hit, body: Buffer): true {
+  const { options, request, cached } = hit;
+  options.reader.countHit();
+  if (hit.stale) refresh(options.reader, cached.key, request, hit.req);
+  const age = Math.floor(hit.ageMs / 1000);
+  const cacheControl = `${cached.policy.scope === 'PUBLIC' ? 'public' : 'private'}, max-age=${Math.max(0, Math.floor(cached.policy.ttlMs / 1000) - age)}`;
+  const etag = representationTag(wireFormsOf(hit.held).etag!, hit.encoded);
+  if (request.method === 'GET' && matches(request.header('if-none-match'), etag)) writeNotModified(hit, etag, cacheControl);
+  else writeAnswer(hit, body, cacheControl, age, etag);
+  return true;
 }
 
 type Cached = NonNullable<ReturnType<ResponseCacheReader['keyOf']>>;
@@ -120,7 +179,8 @@ function refresh(reader: ResponseCacheReader, key: string, request: HitRequest, 
         if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
       }
       // A persisted document is named as the client named it: the refresh runs what the client may run.
-      const params = { query: request.query, operationName: request.operationName, variables: request.variables, ...request.named };
+      // A copy: the parameters of a remembered body are shared by its hits, and the pipeline gets its own.
+      const params = structuredClone({ query: request.query, operationName: request.operationName, variables: request.variables, ...request.named });
       // The refresh runs in process (yoga.fetch): its URL names the endpoint only. No Fetch API request
       // is made for it here: the refresher builds the one it sends.
       return { request: { url: 'http://localhost/graphql', headers }, params, serverContext: { req } };
@@ -130,39 +190,40 @@ function refresh(reader: ResponseCacheReader, key: string, request: HitRequest, 
   }
 }
 
-/** What every answer of one hit carries. */
-interface Head {
-  etag: string;
-  cacheControl: string;
-  age: string;
-  vary: string;
-  requestId: string;
-  /** The headers the entry was stored with (`extensions.http.headers`: Last-Modified). */
-  stored: Record<string, string>;
+/** The headers the entry was stored with (`extensions.http.headers`: Last-Modified). */
+function storedHeaders(held: ExecutionResult): Record<string, string> {
+  return (held.extensions as { http?: { headers?: Record<string, string> } } | undefined)?.http?.headers ?? NO_HEADERS;
 }
+const NO_HEADERS: Record<string, string> = Object.freeze({});
+const NO_CORS: readonly string[] = Object.freeze([]);
 
-/** The 200, its headers in the order Yoga's pipeline sets them, and the body, in one write. */
-function writeAnswer(res: ServerResponse, head: Head, request: HitRequest, encoded: string | null, bytes: Buffer, options: HitPathOptions): void {
-  const headers: string[] = ['content-type', `${request.mediaType}; charset=utf-8`];
-  for (const name in head.stored) headers.push(name.toLowerCase(), head.stored[name]!);
-  headers.push('content-length', String(bytes.length));
-  const origin = request.header('origin');
-  const cors = origin !== null ? options.cors?.(origin) : false;
-  if (cors) headers.push(...corsHeaders(cors));
-  headers.push('x-request-id', head.requestId, 'cache-control', head.cacheControl, 'age', head.age, 'vary', head.vary, 'etag', head.etag);
-  if (encoded) headers.push('content-encoding', encoded);
-  res.writeHead(200, headers);
-  res.end(bytes);
+/** The 200 with its headers in the order Yoga's pipeline sets them, and the body, in one write (head.ts). */
+function writeAnswer(hit: Hit, body: Buffer, cacheControl: string, age: number, etag: string): void {
+  const { options, request } = hit;
+  const origin = options.cors ? request.header('origin') : null;
+  const cors = origin !== null ? options.cors!(origin) : false;
+  writeHitHead(hit.res, hit.held, {
+    mediaType: request.mediaType,
+    stored: storedHeaders(hit.held),
+    length: body.length,
+    cors: cors ? corsHeaders(cors) : NO_CORS,
+    requestId: hit.requestId,
+    cacheControl,
+    age,
+    vary: options.cors ? 'Origin, Accept-Encoding' : 'Accept-Encoding',
+    etag,
+    encoded: hit.encoded,
+  }, body);
 }
 
 /** The 304 with the headers the wire encoding keeps of the answer it stands for (etag.ts). */
-function writeNotModified(res: ServerResponse, head: Head): void {
-  const lastModified = Object.entries(head.stored).find(([name]) => name.toLowerCase() === 'last-modified')?.[1];
-  const headers = ['etag', head.etag, 'cache-control', head.cacheControl];
+function writeNotModified(hit: Hit, etag: string, cacheControl: string): void {
+  const lastModified = Object.entries(storedHeaders(hit.held)).find(([name]) => name.toLowerCase() === 'last-modified')?.[1];
+  const headers = ['etag', etag, 'cache-control', cacheControl];
   if (lastModified !== undefined) headers.push('last-modified', lastModified);
-  headers.push('vary', head.vary, 'x-request-id', head.requestId);
-  res.writeHead(304, headers);
-  res.end();
+  headers.push('vary', hit.options.cors ? 'Origin, Accept-Encoding' : 'Accept-Encoding', 'x-request-id', hit.requestId);
+  hit.res.writeHead(304, headers);
+  hit.res.end();
 }
 
 /** The CORS headers of an answer to an allowed origin, as Yoga's CORS plugin writes them for these options. */

@@ -16,7 +16,7 @@ export interface Served {
 
 /**
  * A held entry as an answer: fresh, or stale within `graceMs` and the client's `max-age`; else null (a
- * miss). Every hit of one entry shares its body, ETag and compressed bytes (made on its first hit).
+ * miss). Every hit of one entry shares its bytes, ETag and compressed bytes (made on its first hit).
  */
 export function served(held: ExecutionResult | null | undefined, graceMs: number, maxAgeMs: number | null): Served | null {
   if (!held) return null;
@@ -24,8 +24,8 @@ export function served(held: ExecutionResult | null | undefined, graceMs: number
   const ageMs = freshness ? Math.max(0, Date.now() - freshness.storedAt) : 0;
   const stale = freshness !== undefined && ageMs > freshness.ttlMs;
   if (stale && (ageMs > freshness.ttlMs + graceMs || (maxAgeMs !== null && ageMs > maxAgeMs))) return null;
-  const body = resultBody(held);
-  const result = { ...held, stringify: () => body, [WIRE_FORMS]: wireFormsOf(held), [SERVED_FROM_CACHE]: true } as ExecutionResult;
+  // Read from the entry's bytes when the pipeline writes it, not for a caller that only asks whether it is served.
+  const result = { ...held, stringify: () => resultBody(held), [WIRE_FORMS]: wireFormsOf(held), [SERVED_FROM_CACHE]: true } as ExecutionResult;
   return { result, ageMs, stale };
 }
 

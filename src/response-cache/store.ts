@@ -30,21 +30,34 @@ export interface Freshness {
   ttlMs: number;
 }
 
-const freshnessOf = new WeakMap<object, Freshness>();
+/** What a store knows of a result it handed out: its freshness, and the bytes of its answer (the only copy of it held). */
+export interface Held extends Freshness {
+  readonly bytes: Buffer;
+}
+
+const heldOf = new WeakMap<object, Held>();
 
 /** The freshness of a result the store handed out (undefined for one it did not). */
 export function heldFreshness(result: ExecutionResult): Freshness | undefined {
-  return freshnessOf.get(result);
+  return heldOf.get(result);
+}
+
+/** The freshness and UTF-8 bytes of a result the store handed out, in one lookup (undefined for one it did not). */
+export function heldAnswer(result: ExecutionResult): Held | undefined {
+  return heldOf.get(result);
 }
 
 const bodies = new WeakMap<object, string>();
 
 /**
  * The JSON body a cached result is answered with (Yoga leaves out `extensions.http`, where the
- * cache keeps its `ETag` and `Last-Modified`), serialized once per result object: a result held in
- * process is answered many times, and its size is this string's length.
+ * cache keeps its `ETag` and `Last-Modified`): an executed result's is serialized once per result
+ * object; a held result's is read from its bytes on each call (the pipeline's hits only: the bytes
+ * are the one copy an entry holds).
  */
 export function resultBody(result: ExecutionResult): string {
+  const held = heldOf.get(result);
+  if (held) return held.bytes.toString('utf8');
   let body = bodies.get(result);
   if (body === undefined) {
     const { http: _http, ...extensions } = (result.extensions ?? {}) as Record<string, unknown>;
@@ -55,10 +68,11 @@ export function resultBody(result: ExecutionResult): string {
 }
 
 /**
- * What a store keeps of a result, in process and in Redis alike: the JSON it is answered with, the HTTP
- * metadata Yoga sends as headers (`extensions.http`: `ETag`, `Last-Modified`), and when it was stored
- * for how long. Not the executed object graph: it takes several times the heap of its JSON, and a hit
- * is answered from the string (a Redis read parses no result, and serializes none again).
+ * What a store keeps of a result in Redis: the JSON it is answered with, the HTTP metadata Yoga sends
+ * as headers (`extensions.http`: `ETag`, `Last-Modified`), and when it was stored for how long. Not the
+ * executed object graph: it takes several times the heap of its JSON, and a hit is answered from its
+ * bytes (a Redis read parses no result, and serializes none again). In process the same is held with
+ * the body as bytes only.
  */
 interface Stored {
   body: string;
@@ -72,11 +86,16 @@ function storedForm(result: ExecutionResult, ttlMs: number): Stored {
   return { body: resultBody(result), ...(http === undefined ? {} : { http }), storedAt: Date.now(), ttlMs };
 }
 
-/** The result a store hands out: only the HTTP metadata, its answer's JSON and its freshness kept beside it. */
-function heldResult(stored: Stored): ExecutionResult {
+/**
+ * The result a store hands out: only the HTTP metadata, its answer's bytes and its freshness kept
+ * beside it. An entry held in process gets bytes of its own (`kept`): a pooled slice would keep the
+ * whole pool's 8 KiB alive as long as the entry.
+ */
+function heldResult(stored: Stored, kept: boolean): ExecutionResult {
   const held: ExecutionResult = stored.http === undefined ? {} : { extensions: { http: stored.http } };
-  bodies.set(held, stored.body);
-  freshnessOf.set(held, { storedAt: stored.storedAt, ttlMs: stored.ttlMs });
+  const bytes = kept ? Buffer.allocUnsafeSlow(Buffer.byteLength(stored.body)) : Buffer.from(stored.body);
+  if (kept) bytes.write(stored.body);
+  heldOf.set(held, { storedAt: stored.storedAt, ttlMs: stored.ttlMs, bytes });
   return held;
 }
 
@@ -114,8 +133,8 @@ function memoryStore(options: ResponseCacheStoreOptions): ResponseCacheStore {
   const byOwner = new Map<string, Set<string>>();
   const results = new LRUCache<string, ExecutionResult>({
     maxSize: maxBytes,
-    // The JSON a result is answered as: what it costs to hold, near enough, and serialized once.
-    sizeCalculation: (result) => Math.max(1, resultBody(result).length),
+    // The bytes a result is answered as: what it costs to hold, near enough.
+    sizeCalculation: (result) => Math.max(1, heldAnswer(result)?.bytes.length ?? 0),
     ttlAutopurge: false,
     dispose: (_result, key) => {
       const owner = ownerOf(key);
@@ -130,7 +149,7 @@ function memoryStore(options: ResponseCacheStoreOptions): ResponseCacheStore {
     get: (key) => results.get(key),
     set(key, result, ttlMs) {
       // A result larger than the whole bound is refused by the LRU; nothing to index then.
-      results.set(key, heldResult(storedForm(result, ttlMs)), { ttl: ttlMs + graceOf(key, options) });
+      results.set(key, heldResult(storedForm(result, ttlMs), true), { ttl: ttlMs + graceOf(key, options) });
       const owner = ownerOf(key);
       if (owner === PUBLIC_OWNER || !results.has(key)) return;
       let keys = byOwner.get(owner);
@@ -173,7 +192,7 @@ function redisStore(redis: Redis, options: ResponseCacheStoreOptions): ResponseC
         const stored = JSON.parse(json) as Partial<Stored>;
         // Only values of this format (the prefix names it) are answered; anything else is a miss.
         if (typeof stored.body !== 'string' || typeof stored.storedAt !== 'number' || typeof stored.ttlMs !== 'number') return undefined;
-        return heldResult(stored as Stored);
+        return heldResult(stored as Stored, false);
       }, failed('GET')),
     set(key, result, ttlMs) {
       const json = JSON.stringify(storedForm(result, ttlMs));
