@@ -4,21 +4,21 @@
  *   npx tsx scripts/compression-flood.ts [seconds] [codings]     (defaults: 20, identity,br,gzip)
  *
  * The simulator runs in a child process, the gateway in another (as `runGateway` runs it, with
- * production's Node flags, response cache off so every answer is a one-off, no rate limit, `--expose-gc`
+ * production's Node flags and no variable of the caller's shell, response cache off so every answer is a one-off, no rate limit, `--expose-gc`
  * so this script can ask it for a full GC over IPC). For each coding (identity, `Accept-Encoding: br`, gzip) a fresh gateway is warmed
  * and collected (RSS before), then 50 autocannon connections ask the 100-market page for `seconds`
  * while `/health` is probed every 100 ms; the gateway's RSS is sampled every 50 ms (peak), and after the
  * flood it is collected again (RSS after). Prints answers/s, `/health` p99, the gateway's CPU, peak RSS,
  * RSS before and after with what holds it (V8 heap, external and array buffers), and the event loop's
  * longest stalls as the gateway saw them (`monitorEventLoopDelay` p99 and max: what `/health` waits for,
- * without the prober's own scheduling), the bytes read per answer (how many went compressed) and the
+ * without the prober's own scheduling), the bytes read per answer, the answers sent uncompressed (by /metrics) and the
  * gateway's CPU per answer by thread (event loop, GC helpers, zlib's pool); then the targets: br answers/s ≥ 0.8× identity's, `/health`
  * p99 < 100 ms, peak RSS ≤ 1.5× identity's, RSS after within 50 MB of before. As in the throughput
  * bench, the gateway is pinned to one core and the load generator, prober and simulator to the other
  * (where `taskset` is there), so the rates compare the gateway's own work; figures from a busy machine
  * are still noisy (the load average is printed).
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -89,6 +89,8 @@ interface Flood {
   bytesPerAnswer: number;
   /** The gateway's CPU in the flood by thread name (the event loop is `MainThread`, the GC helpers `V8Worker`, zlib's pool `libuv-worker`), ms per answer. */
   threadMsPerAnswer: Record<string, number>;
+  /** Answers the gateway sent uncompressed in the flood, by reason, as its /metrics counts them. */
+  uncompressed: Record<string, number>;
 }
 
 async function main(seconds: number, codings: string[]): Promise<void> {
@@ -99,7 +101,7 @@ async function main(seconds: number, codings: string[]): Promise<void> {
   try {
     const query = readFileSync(new URL('../test/operations/MarketsPage.graphql', import.meta.url), 'utf8');
     const body = JSON.stringify({ query, variables: { first: 100 } });
-    console.log(`load average before: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    console.log(`load average before: ${loadavg().map((l) => l.toFixed(2)).join(' ')}; Node ${process.version}, source ${revision()}`);
     const rows: Flood[] = [];
     for (const coding of codings) rows.push(await flood(sim.urls, body, coding, seconds));
     for (const row of rows) {
@@ -108,7 +110,7 @@ async function main(seconds: number, codings: string[]): Promise<void> {
           `(loop stall p99 ${row.loopP99Ms.toFixed(1)} ms, max ${row.loopMaxMs.toFixed(1)} ms), ${row.cpuCores.toFixed(2)} cores, RSS ${row.rssBeforeMiB.toFixed(0)} MiB before, ` +
           `${row.peakRssMiB.toFixed(0)} MiB peak, ${row.rssAfterMiB.toFixed(0)} MiB after GC (heap ${row.heapAfterMiB.toFixed(0)}, external ${row.externalAfterMiB.toFixed(0)})`,
       );
-      console.log(`         ${row.bytesPerAnswer.toFixed(0)} bytes/answer; CPU ms/answer by thread: ${JSON.stringify(row.threadMsPerAnswer)}`);
+      console.log(`         ${row.bytesPerAnswer.toFixed(0)} bytes/answer; CPU ms/answer by thread: ${JSON.stringify(row.threadMsPerAnswer)}; uncompressed: ${JSON.stringify(row.uncompressed)}`);
     }
     console.log(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
     const identity = rows.find((row) => row.coding === 'identity');
@@ -131,7 +133,8 @@ async function main(seconds: number, codings: string[]): Promise<void> {
 
 async function flood(urls: Record<'alerts' | 'markets' | 'assets', string>, body: string, coding: string, seconds: number): Promise<Flood> {
   const port = await freePort();
-  const env = { ...process.env, ALERTS_URL: urls.alerts, MARKETS_URL: urls.markets, ASSETS_URL: urls.assets, PORT: String(port), RESPONSE_CACHE: 'off', RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'silent' };
+  // The caller's shell passes nothing else (OTEL_*, NODE_OPTIONS or a cache setting would change what is measured).
+  const env = { PATH: process.env['PATH'], HOME: process.env['HOME'], ALERTS_URL: urls.alerts, MARKETS_URL: urls.markets, ASSETS_URL: urls.assets, PORT: String(port), RESPONSE_CACHE: 'off', RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'silent' };
   const child = fork(new URL(import.meta.url).pathname, ['--serve'], { env, execArgv: ['--expose-gc', ...NODE_FLAGS, ...EXTRA_FLAGS, '--import', 'tsx'], stdio: ['ignore', EXTRA_FLAGS.length > 0 ? 'inherit' : 'ignore', 'inherit', 'ipc'] });
   const proc = { pid: child.pid!, child, stderr: () => '', stop: async () => {} };
   try {
@@ -143,6 +146,7 @@ async function flood(urls: Record<'alerts' | 'markets' | 'assets', string>, body
     // Warm-up: the JIT and the market index, not measured.
     await autocannon({ url, connections: 10, amount: 300, method: 'POST', headers, body });
     const before = await collected(child);
+    const uncompressedBefore = await uncompressed(port);
 
     let peakRss = before.rss;
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssOf(child.pid!))), 50);
@@ -167,6 +171,7 @@ async function flood(urls: Record<'alerts' | 'markets' | 'assets', string>, body
     clearInterval(sampler);
     await new Promise((r) => setTimeout(r, 1_000));
     const after = await collected(child);
+    const uncompressedAfter = await uncompressed(port);
     healthMs.sort((a, b) => a - b);
     return {
       coding,
@@ -183,6 +188,7 @@ async function flood(urls: Record<'alerts' | 'markets' | 'assets', string>, body
       externalAfterMiB: after.external / MiB,
       bytesPerAnswer: result.throughput.total / Math.max(result.requests.total, 1),
       threadMsPerAnswer: Object.fromEntries([...threadsAfter].map(([name, ms]) => [name, round((ms - (threadsBefore.get(name) ?? 0)) / Math.max(result['2xx'], 1))])),
+      uncompressed: Object.fromEntries(Object.entries(uncompressedAfter).map(([reason, n]) => [reason, n - (uncompressedBefore[reason] ?? 0)])),
     };
   } finally {
     child.kill('SIGTERM');
@@ -196,6 +202,21 @@ function collected(child: ChildProcess): Promise<Collected> {
     child.once('message', (message) => resolve(message as Collected));
     child.send('gc');
   });
+}
+
+/** Answers the gateway sent uncompressed so far, by reason (`gateway_uncompressed_answers_total` on its /metrics). */
+async function uncompressed(port: number): Promise<Record<string, number>> {
+  const text = await (await request(`http://127.0.0.1:${port}/metrics`)).body.text();
+  return Object.fromEntries([...text.matchAll(/^gateway_uncompressed_answers_total\{reason="(\w+)"\} (\d+)$/gm)].map((m) => [m[1]!, Number(m[2])]));
+}
+
+/** The source measured: its commit, `-dirty` with changes not committed. */
+function revision(): string {
+  try {
+    return execFileSync('git', ['describe', '--always', '--dirty'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return 'unknown';
+  }
 }
 
 /** The gateway's CPU per answer in the flood, every thread, ms. */

@@ -15,7 +15,7 @@ import { boundedParseCache, MAX_DOCUMENT_BYTES, MAX_DOCUMENT_NESTING, nestsDeepe
 import { useJitExecution } from './plugins/jit.js';
 import { createQueryCost, DEFAULT_MAX_QUERY_CALLS } from './plugins/query-cost.js';
 import { createCollapse } from './plugins/collapse-inflight.js';
-import { CompressionSlots } from './plugins/compression.js';
+import { CompressionSlots, registerCompressionMetrics } from './plugins/compression.js';
 import { createDirectPath } from './direct/path.js';
 import type { FastPath } from './node-http.js';
 import { createGatewayResponseCache } from './response-cache/plugin.js';
@@ -51,6 +51,8 @@ export interface AppOptions {
   plugins?: Plugin[];
   /** What GraphiQL opens with in development. */
   graphiql?: { defaultQuery?: string; headers?: Record<string, string> };
+  /** The cap and CPU budget of compressions (a test drives its own budget); by default compression.ts's. */
+  compression?: CompressionSlots;
 }
 
 export interface App {
@@ -93,7 +95,8 @@ export function createApp(options: AppOptions): App {
   const metrics = useOperationMetrics({ registry: services.registry, schema, registered: trustedDocuments.operationNames, endpoint: config.metricsPort === null ? '/metrics' : false });
   const collapse = createCollapse({ registry: services.registry, ownAnswer: getsOwnAnswer });
   // One cap on concurrent compressions for the pipeline's answers and the direct path's.
-  const slots = new CompressionSlots();
+  const slots = options.compression ?? new CompressionSlots();
+  registerCompressionMetrics(services.registry);
   const cache = config.responseCache ? responseCache(options, (request, serverContext) => yoga.fetch(request, serverContext)) : null;
   const yoga: YogaServerInstance<ServerContext, RequestContext> = createYoga<ServerContext, RequestContext>({
     schema,

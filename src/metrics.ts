@@ -121,3 +121,22 @@ export function tallyHistogram(config: { name: string; help: string; labelNames:
     },
   };
 }
+
+/**
+ * A Prometheus counter of numbers the process keeps itself (an increment where the event happens, no
+ * label hashing on the hot path), one series per key of what `read` returns, read when scraped.
+ * Registered once per registry: a second app over the same services reads the same numbers.
+ */
+export function processCounter(registry: Registry, config: { name: string; help: string; label: string; read: () => Readonly<Record<string, number>> }): void {
+  if (registry.getSingleMetric(config.name)) return;
+  new Counter({
+    name: config.name,
+    help: config.help,
+    labelNames: [config.label],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [value, n] of Object.entries(config.read())) this.inc({ [config.label]: value }, n);
+    },
+  });
+}

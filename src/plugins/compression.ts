@@ -1,6 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { brotliCompress, brotliCompressSync, constants as zlib, gzip } from 'node:zlib';
+import type { Registry } from 'prom-client';
+import { processCounter } from '../metrics.js';
 import { CompressionBudget, spentCompressing } from './compression-budget.js';
 
 /**
@@ -127,7 +129,9 @@ export class CompressionSlots {
    * which writes a text's UTF-8 bytes into the slot's buffer: valid until `work`'s promise settles.
    */
   tryStart<T>(work: (bytesOf: (text: string) => Buffer) => Promise<T>): Promise<T> | null {
-    if (this.#running >= this.max || !this.budget.allows()) return null;
+    // Each refusal is an answer sent as it is: counted for /metrics by its reason.
+    if (this.#running >= this.max) return refused('concurrency_cap');
+    if (!this.budget.allows()) return refused('cpu_budget');
     this.#running += 1;
     let scratch = this.#scratch.pop();
     const bytesOf = (text: string): Buffer => {
@@ -141,4 +145,30 @@ export class CompressionSlots {
       if (scratch && scratch.length <= MAX_SCRATCH_BYTES) this.#scratch.push(scratch);
     });
   }
+}
+
+/** Why an answer a client asked compressed was sent as it is: the cap on concurrent compressions, or the budget of a saturated process. */
+export type Uncompressed = 'concurrency_cap' | 'cpu_budget';
+
+/** Answers this process sent uncompressed, by reason: process-wide, as the CPU and the slots they stand for are the process's. */
+const uncompressed: Record<Uncompressed, number> = { concurrency_cap: 0, cpu_budget: 0 };
+
+function refused(reason: Uncompressed): null {
+  uncompressed[reason] += 1;
+  return null;
+}
+
+/**
+ * `gateway_uncompressed_answers_total{reason}` on `registry`: answers of 1 KiB or more whose client
+ * accepted br or gzip, sent uncompressed because every compression slot was taken (`concurrency_cap`)
+ * or a saturated process had spent its compression budget (`cpu_budget`). An operator reads from it
+ * how much of the traffic goes uncompressed under load, which the answers' headers alone do not show.
+ */
+export function registerCompressionMetrics(registry: Registry): void {
+  processCounter(registry, {
+    name: 'gateway_uncompressed_answers_total',
+    help: 'Answers of 1 KiB or more sent uncompressed although the client accepted br or gzip: every compression slot taken (concurrency_cap), or the compression budget of a saturated process spent (cpu_budget).',
+    label: 'reason',
+    read: () => uncompressed,
+  });
 }
