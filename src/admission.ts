@@ -9,9 +9,10 @@ import { acceptedRequestId, REQUEST_ID_HEADER } from './request-id.js';
  * request runs its whole execution and serialization in one stretch of the event loop, and one turn of
  * the loop started every request that had arrived during the last.
  *
- * - **Per turn**: requests wait in a queue, first come first served, and start `perTurn` a turn of the
- *   event loop (`setImmediate`), never in the listener that read them: a turn holds at most `perTurn`
- *   executions' synchronous work between two reads of the sockets, where `/health` is answered.
+ * - **Per turn**: requests wait in a queue, first come first served, and start in a turn of the event
+ *   loop (`setImmediate`), never in the listener that read them: a turn starts at most `perTurn`, and
+ *   no more once its starts have taken `TURN_BUDGET_MS`, so it holds about one heavy execution's
+ *   synchronous work, or a batch of light ones, between two reads of the sockets, where `/health` is answered.
  * - **In flight**: at most `maxInFlight` requests are being answered at once (from their start until
  *   their response is written or their client has gone), which bounds the memory their results hold.
  * - **Queue**: at most `maxQueued` wait; one more is refused at once, `503` with `Retry-After`
@@ -31,12 +32,17 @@ export interface AdmissionLimits {
 }
 
 /**
- * One start per turn: under the flood, on a busy 2-core machine, one a turn kept the loop's p99 stall
- * lower than two (figures in README "On the wire"); requests that wait on upstreams are not held back by
- * it, as a turn without work is short. 256 in flight bounds what their results hold, above what one replica's CPU
- * serves at once; 512 waiting are about five seconds of the heaviest page at the flood's rate.
+ * Under the flood, on a busy 2-core machine, one heavy execution a turn kept the loop's p99 stall lower
+ * than two (figures in README "On the wire"); a page that runs for milliseconds spends the turn's budget
+ * alone, while requests that start a few upstream calls and wait start together, which spares a turn of
+ * the loop (its poll and timers) per request (bench/PHASES.md "Admission"). 256 in flight bounds what
+ * their results hold, above what one replica's CPU serves at once; 512 waiting are about five seconds of
+ * the heaviest page at the flood's rate.
  */
-export const DEFAULT_ADMISSION: Readonly<AdmissionLimits> = Object.freeze({ perTurn: 1, maxInFlight: 256, maxQueued: 512 });
+export const DEFAULT_ADMISSION: Readonly<AdmissionLimits> = Object.freeze({ perTurn: 32, maxInFlight: 256, maxQueued: 512 });
+
+/** The synchronous work a turn's starts may take before the rest wait for the next turn: under one heavy page's. */
+export const TURN_BUDGET_MS = 1;
 
 /** Seconds a refused client is asked to wait: the queue drains in well under that at any rate the gateway serves. */
 export const RETRY_AFTER_SECONDS = 1;
@@ -59,6 +65,8 @@ export class Admission {
   constructor(
     readonly limits: Readonly<AdmissionLimits>,
     private readonly handler: NodeHandler,
+    /** Milliseconds on a monotonic clock, for the turn's budget. */
+    private readonly now: () => number = () => performance.now(),
   ) {}
 
   get inFlight(): number {
@@ -100,6 +108,7 @@ export class Admission {
   readonly #turn = (): void => {
     this.#turnScheduled = false;
     let started = 0;
+    const begun = this.now();
     while (this.queued > 0 && this.#inFlight < this.limits.maxInFlight && started < this.limits.perTurn) {
       const next = this.#queue.shift()!;
       waitingInProcess -= 1;
@@ -107,6 +116,7 @@ export class Admission {
       if (next.res.destroyed || next.res.socket?.destroyed) continue;
       started += 1;
       this.#start(next.req, next.res);
+      if (this.now() - begun >= TURN_BUDGET_MS) break;
     }
     if (this.queued > 0 && this.#inFlight < this.limits.maxInFlight) this.#scheduleTurn();
   };

@@ -3,7 +3,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Admission, counted, DEFAULT_ADMISSION, frontDoor } from '../src/admission.js';
+import { Admission, counted, DEFAULT_ADMISSION, frontDoor, TURN_BUDGET_MS } from '../src/admission.js';
 import { loadConfig } from '../src/config.js';
 import { createHttpServer, type NodeHandler } from '../src/node-http.js';
 import { startTestGateway } from './helpers/gateway.js';
@@ -35,6 +35,27 @@ describe('admission in front of Yoga', () => {
     await nextTurn();
     expect(started).toEqual([0, 1, 2, 3]);
     expect(admission.queued).toBe(0);
+  });
+
+  it('starts a batch of light requests in one turn, and a heavy one alone once its start took the turn budget', async () => {
+    const started: number[] = [];
+    let clock = 0;
+    const cost = [0.1, 0.1, TURN_BUDGET_MS, 0.1, 0.1];
+    const admission = new Admission({ ...DEFAULT_ADMISSION, maxQueued: 100 }, (req) => {
+      const i = Number(req.url!.split('=')[1]);
+      started.push(i);
+      clock += cost[i]!;
+    }, () => clock);
+    for (let i = 0; i < cost.length; i++) {
+      const { req, res } = exchange(`/graphql?i=${i}`);
+      admission.admit(req, res);
+    }
+    await nextTurn();
+    // The third start spends what is left of the turn: the rest wait for the next.
+    expect(started).toEqual([0, 1, 2]);
+    await nextTurn();
+    expect(started).toEqual([0, 1, 2, 3, 4]);
+    expect(DEFAULT_ADMISSION.perTurn).toBeGreaterThan(1);
   });
 
   it('holds requests past the in-flight cap until one is answered, and drops one whose client went away', async () => {
