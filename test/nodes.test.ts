@@ -96,4 +96,27 @@ describe('global ids', () => {
     const id = isObjectType(provider) ? provider.getFields()['id']!.resolve!({ providerId: 'kamino', name: 'Kamino' }, {}, {}, {} as never) : null;
     expect(id).toBe(encodeGlobalID('Provider', 'kamino'));
   });
+
+  it("is the relay plugin's encoding for records held or made per request, any characters, any length", async () => {
+    const { schema } = await import('../src/schema/index.js');
+    const { encodeGlobalID } = await import('@pothos/plugin-relay');
+    const { isObjectType } = await import('graphql');
+    const idOf = (typename: string, record: object) => {
+      const type = schema.getType(typename);
+      return isObjectType(type) ? type.getFields()['id']!.resolve!(record, {}, {}, {} as never) : null;
+    };
+    for (const raw of ['wY1yBL1s5vsiQmr6CmNHnu4u82KxHUQZyb9YodM3oDB', 'é€😀 \ud800', 'x'.repeat(5000), '']) {
+      expect(idOf('Wallet', { address: raw })).toBe(encodeGlobalID('Wallet', raw));
+      expect(idOf('Provider', { providerId: raw, name: 'n' })).toBe(encodeGlobalID('Provider', raw));
+    }
+    // A held record's id is encoded once: the record's own later change is not seen (records are never changed).
+    const held = { providerId: 'kamino', name: 'Kamino' };
+    expect(idOf('Provider', held)).toBe(encodeGlobalID('Provider', 'kamino'));
+    held.providerId = 'marginfi';
+    expect(idOf('Provider', held)).toBe(encodeGlobalID('Provider', 'kamino'));
+    const wallet = { address: 'a' };
+    idOf('Wallet', wallet);
+    wallet.address = 'b';
+    expect(idOf('Wallet', wallet)).toBe(encodeGlobalID('Wallet', 'b'));
+  });
 });

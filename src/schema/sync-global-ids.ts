@@ -10,6 +10,28 @@ import type { GraphQLFieldResolver } from 'graphql';
  */
 const pluginName = 'syncGlobalIds';
 
+/**
+ * The `extensions` key a Node type sets (`{ [HELD_RECORDS]: true }`) when its records are held
+ * process-wide by a store, the same object on every request: each of their ids is then encoded once per
+ * record. Other records are made per request; remembering theirs would cost a WeakMap entry per id,
+ * which costs more than the encoding (bench/PHASES.md).
+ */
+export const HELD_RECORDS = 'heldRecords';
+
+/** Longest id text encoded through the shared buffer: at most three UTF-8 bytes per UTF-16 unit. */
+const SCRATCH_CHARS = 1024;
+const scratch = Buffer.allocUnsafeSlow(3 * SCRATCH_CHARS);
+
+/**
+ * The relay plugin's global id (base64 of `Typename:id`'s UTF-8 bytes), written through one buffer:
+ * `encodeGlobalID` makes a buffer per id. Synchronous, so no other id is written in between.
+ */
+export function encodeId(typename: string, raw: string): string {
+  const text = `${typename}:${raw}`;
+  if (text.length > SCRATCH_CHARS) return encodeGlobalID(typename, raw);
+  return scratch.toString('base64', 0, scratch.write(text, 0, 'utf8'));
+}
+
 declare global {
   // Pothos registers plugins in this global namespace: its plugin types cannot be declared otherwise.
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -37,7 +59,13 @@ export class PothosSyncGlobalIdsPlugin<Types extends SchemaTypes> extends BasePl
     if (typeConfig.kind !== 'Object' || typeof id?.resolve !== 'function' || this.builder.options.relay?.encodeGlobalID) return resolver;
     const typename = typeConfig.name;
     const rawId = id.resolve;
-    const encode = (raw: RawId) => (raw == null ? raw : encodeGlobalID(typename, String(raw)));
+    const encode = (raw: RawId) => (raw == null ? raw : encodeId(typename, String(raw)));
+    if (typeConfig.extensions?.[HELD_RECORDS] !== true) {
+      return (parent, args, context, info) => {
+        const raw = rawId(parent, args, context, info);
+        return raw instanceof Promise ? raw.then(encode) : encode(raw);
+      };
+    }
     // Ids by the record they were read from: the stores hand every request the same records (a page's
     // markets, providers, assets), whose ids never change, so each is encoded (base64) once, not per response.
     const encoded = new WeakMap<object, string>();
