@@ -119,4 +119,16 @@ describe('global ids', () => {
     wallet.address = 'b';
     expect(idOf('Wallet', wallet)).toBe(encodeGlobalID('Wallet', 'b'));
   });
+
+  it('positions and markets resolve their concrete type from their kind', async () => {
+    const { schema } = await import('../src/schema/index.js');
+    const { isInterfaceType } = await import('graphql');
+    const resolved = (name: string, value: object) => {
+      const type = schema.getType(name);
+      return isInterfaceType(type) ? type.resolveType!(value, {}, {} as never, type) : null;
+    };
+    expect(resolved('Market', { type: 'LENDING', marketId: 'm' })).toBe('LendingMarket');
+    expect(resolved('Market', { type: 'PREDICTION', marketId: 'm' })).toBe('PredictionMarket');
+    expect(resolved('Position', { type: 'YIELD', positionId: 'p' })).toBe('YieldPosition');
+  });
 });
