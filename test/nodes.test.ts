@@ -96,4 +96,56 @@ describe('global ids', () => {
     const id = isObjectType(provider) ? provider.getFields()['id']!.resolve!({ providerId: 'kamino', name: 'Kamino' }, {}, {}, {} as never) : null;
     expect(id).toBe(encodeGlobalID('Provider', 'kamino'));
   });
+
+  it("is the relay plugin's encoding for records held or made per request, any characters, any length", async () => {
+    const { schema } = await import('../src/schema/index.js');
+    const { encodeGlobalID } = await import('@pothos/plugin-relay');
+    const { isObjectType } = await import('graphql');
+    const idOf = (typename: string, record: object) => {
+      const type = schema.getType(typename);
+      return isObjectType(type) ? type.getFields()['id']!.resolve!(record, {}, {}, {} as never) : null;
+    };
+    for (const raw of ['wY1yBL1s5vsiQmr6CmNHnu4u82KxHUQZyb9YodM3oDB', 'é€😀 \ud800', 'x'.repeat(5000), '']) {
+      expect(idOf('Wallet', { address: raw })).toBe(encodeGlobalID('Wallet', raw));
+      expect(idOf('Provider', { providerId: raw, name: 'n' })).toBe(encodeGlobalID('Provider', raw));
+    }
+    // A held type's ids are kept by raw id: a copy of the record gets the same string, another raw id its own.
+    const first = idOf('Provider', { providerId: 'kamino', name: 'Kamino' });
+    expect(idOf('Provider', { providerId: 'kamino', name: 'Kamino' })).toBe(first);
+    expect(idOf('Provider', { providerId: 'marginfi', name: 'marginfi' })).toBe(encodeGlobalID('Provider', 'marginfi'));
+  });
+
+  it('keeps held ids within their bound in bytes, reported on /metrics', async () => {
+    const { schema } = await import('../src/schema/index.js');
+    const { MAX_HELD_IDS } = await import('../src/schema/sync-global-ids.js');
+    const { heldBytes } = await import('../src/held.js');
+    const { encodeGlobalID } = await import('@pothos/plugin-relay');
+    const { isObjectType } = await import('graphql');
+    const provider = schema.getType('Provider');
+    const resolve = isObjectType(provider) ? provider.getFields()['id']!.resolve! : () => null;
+    for (let i = 0; i < MAX_HELD_IDS * 2 + 10; i++) {
+      expect(resolve({ providerId: `p${i}`, name: 'n' }, {}, {}, {} as never)).toBe(encodeGlobalID('Provider', `p${i}`));
+      if (i % 1000 === 0 || i === MAX_HELD_IDS) {
+        const { bytes, maxBytes } = heldBytes().get('global_ids')!;
+        expect(bytes).toBeGreaterThan(0);
+        expect(bytes).toBeLessThanOrEqual(maxBytes);
+      }
+    }
+    // A raw id longer than any upstream's is encoded, not kept.
+    const before = heldBytes().get('global_ids')!.bytes;
+    expect(resolve({ providerId: 'x'.repeat(5000), name: 'n' }, {}, {}, {} as never)).toBe(encodeGlobalID('Provider', 'x'.repeat(5000)));
+    expect(heldBytes().get('global_ids')!.bytes).toBe(before);
+  });
+
+  it('positions and markets resolve their concrete type from their kind', async () => {
+    const { schema } = await import('../src/schema/index.js');
+    const { isInterfaceType } = await import('graphql');
+    const resolved = (name: string, value: object) => {
+      const type = schema.getType(name);
+      return isInterfaceType(type) ? type.resolveType!(value, {}, {} as never, type) : null;
+    };
+    expect(resolved('Market', { type: 'LENDING', marketId: 'm' })).toBe('LendingMarket');
+    expect(resolved('Market', { type: 'PREDICTION', marketId: 'm' })).toBe('PredictionMarket');
+    expect(resolved('Position', { type: 'YIELD', positionId: 'p' })).toBe('YieldPosition');
+  });
 });

@@ -7,4 +7,13 @@ import './alerts/index.js';
 import './events/index.js';
 import './live-prices/index.js';
 
-export const schema = builder.toSchema();
+import type { MarketType } from '../models/index.js';
+import { resolveKnownTypes } from './known-types.js';
+import { MARKET_TYPE_NAMES } from './markets/market.js';
+import { POSITION_TYPE_NAMES } from './wallets/position.js';
+
+/** Positions and markets carry their kind (`type`): their interfaces resolve it without Pothos's lookup. */
+export const schema = resolveKnownTypes(builder.toSchema(), {
+  Market: (value) => MARKET_TYPE_NAMES[(value as { type: MarketType }).type],
+  Position: (value) => POSITION_TYPE_NAMES[(value as { type: MarketType }).type],
+});

@@ -64,7 +64,7 @@ builder.node(SubscriberRef, {
     unreadCount: t.int({
       description: "How many notifications are unread: in one app's inbox, or in the unified inbox.",
       args: { appId: t.arg.string({ description: "One app's (its UUID); omitted: every subscribed app." }) },
-      resolve: async (_subscriber, args, ctx) => (await ctx.alerts.summary(appIdArg(args.appId))).unreadCount,
+      resolve: (_subscriber, args, ctx) => ctx.alerts.summary(appIdArg(args.appId)).then((summary) => summary.unreadCount),
     }),
   }),
 });

@@ -5,6 +5,7 @@ import { checkWindow } from '../common/inputs.js';
 import { FreshnessRef } from '../common/freshness.js';
 import { ResolutionEnum } from '../enums.js';
 import { AssetRef } from '../refs.js';
+import { HELD_RECORDS } from '../sync-global-ids.js';
 import { assetPrice, completed, loadAsset } from './resolve.js';
 import { MAX_ASSET_IDS, PRICE_HISTORY_PAGE, PRICE_HISTORY_WINDOW, checkAssetId, checkAssetIds } from './inputs.js';
 import { pagePlan } from './price-page.js';
@@ -65,6 +66,8 @@ const PricePointRef = builder.objectRef<PricePoint>('PricePoint').implement({
 builder.node(AssetRef, {
   description: 'A token, stock or real-world asset: metadata, latest price and price history.',
   id: { description: 'Opaque global id (for `node(id:)`).', resolve: (asset) => asset.assetId },
+  // The asset cache holds each asset's view process-wide.
+  extensions: { [HELD_RECORDS]: true },
   loadOne: (id, ctx) => (isValidAssetId(id) ? loadAsset(id, ctx) : null),
   fields: (t) => ({
     assetId: t.exposeString('assetId', {

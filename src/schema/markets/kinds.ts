@@ -14,6 +14,7 @@ import type {
 } from '../../models/index.js';
 import { builder } from '../builder.js';
 import { AssetRef, MarketRef } from '../refs.js';
+import { HELD_RECORDS } from '../sync-global-ids.js';
 import { resolveToken } from '../assets/resolve.js';
 import { dateOrNull } from '../common/dates.js';
 import { loadMarket, MARKET_TYPE_NAMES } from './market.js';
@@ -116,6 +117,8 @@ function marketNode<T extends Market>(type: T['type']) {
   return {
     interfaces: [MarketRef],
     id: { resolve: (market: T) => market.marketId, description: 'Opaque global id (Relay).' },
+    // The market index holds listed markets process-wide (positions embed copies of their own).
+    extensions: { [HELD_RECORDS]: true },
     loadOne: async (marketId: string, ctx: Context) => {
       const market = await loadMarket(marketId, ctx);
       return market?.type === type ? (market as T) : null;

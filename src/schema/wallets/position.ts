@@ -26,6 +26,8 @@ const TYPENAMES = {
   REWARD: 'RewardPosition',
   PREDICTION: 'PredictionPosition',
 } as const satisfies Record<MarketType, string>;
+/** Each kind of position's object type. */
+export const POSITION_TYPE_NAMES: Readonly<Record<MarketType, string>> = TYPENAMES;
 
 /**
  * There is no by-id endpoint for positions: the node id carries the owner, so `node(id:)` can load

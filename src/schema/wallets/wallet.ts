@@ -37,12 +37,12 @@ builder.node(WalletRef, {
           type: t.arg({ type: MarketTypeEnum, description: 'Only positions in markets of this type.' }),
           status: t.arg({ type: MarketStatusEnum, description: "Only positions whose market has this status." }),
         },
-        resolve: async (wallet, args, ctx) => {
+        // Promise chains, not async functions: one promise a field fewer for the executor to wait on.
+        resolve: (wallet, args, ctx) => {
           const page = validatePage(args, POSITIONS_PAGE, ctx.services.cursors);
           // Always the whole list: totalValueUsd and every filtered connection share one upstream call.
-          const positions = await ctx.markets.positions(wallet.address);
-          return page(
-            positions.filter((p) => (!args.type || p.type === args.type) && (!args.status || p.market?.status === args.status)),
+          return ctx.markets.positions(wallet.address).then((positions) =>
+            page(positions.filter((p) => (!args.type || p.type === args.type) && (!args.status || p.market?.status === args.status))),
           );
         },
       },
@@ -62,8 +62,7 @@ builder.node(WalletRef, {
     ),
     totalValueUsd: t.float({
       description: "Net value in USD: the sum of the positions' `amountUsd`, borrowed amounts subtracted, a missing value counting 0.",
-      resolve: async (wallet, _args, ctx) =>
-        walletTotalValueUsd(await ctx.markets.positions(wallet.address)),
+      resolve: (wallet, _args, ctx) => ctx.markets.positions(wallet.address).then(walletTotalValueUsd),
     }),
     valueHistory: t.field({
       type: [WalletValuePointRef],
