@@ -1,7 +1,6 @@
 import SchemaBuilder, { BasePlugin, type PothosOutputFieldConfig, type SchemaTypes } from '@pothos/core';
 import { encodeGlobalID } from '@pothos/plugin-relay';
 import type { GraphQLFieldResolver } from 'graphql';
-import { holding } from '../held.js';
 
 /**
  * The `id` of every Node type, resolved without a promise. The relay plugin resolves each one through
@@ -13,45 +12,11 @@ const pluginName = 'syncGlobalIds';
 
 /**
  * The `extensions` key a Node type sets (`{ [HELD_RECORDS]: true }`) when its records are held
- * process-wide by a store: each of their ids is then encoded once, kept by raw id (`heldIds`), which the
- * copies other records embed (a position's market and its provider) find too. Ids of records made per
- * request are encoded every time: remembering them (a WeakMap entry per young record) costs the
- * scavenger more than the encoding (bench/PHASES.md).
+ * process-wide by a store, the same object on every request: each of their ids is then encoded once per
+ * record. Other records are made per request; remembering theirs would cost a WeakMap entry per id,
+ * which costs more than the encoding (bench/PHASES.md).
  */
 export const HELD_RECORDS = 'heldRecords';
-
-/** Held ids kept at most, all held types together; past it they are dropped at once and encoded again. */
-export const MAX_HELD_IDS = 4096;
-/** Longest raw id kept (the upstreams' ids are far shorter); a longer one is encoded every time. */
-const MAX_HELD_RAW = 128;
-/** A kept id's bytes at most: its raw id and id (two bytes a character at worst), and the map entry. */
-const HELD_ID_BYTES = 2 * MAX_HELD_RAW + 2 * Math.ceil(((64 + 1 + 3 * MAX_HELD_RAW) * 4) / 3) + 64;
-
-/** Every held type's ids by raw id, and what they hold together. */
-const held = new Set<Map<string, string>>();
-let heldCount = 0;
-let heldBytes = 0;
-holding(held, { name: 'global_ids', bytes: () => heldBytes, maxBytes: MAX_HELD_IDS * HELD_ID_BYTES });
-
-/** The ids of one held type by raw id: a held record's raw id is the same string on every request, its hash computed once. */
-function heldIds(typename: string): (raw: string) => string {
-  const ids = new Map<string, string>();
-  held.add(ids);
-  return (raw) => {
-    const known = ids.get(raw);
-    if (known !== undefined) return known;
-    const id = encodeId(typename, raw);
-    if (raw.length > MAX_HELD_RAW || typename.length > 64) return id;
-    if (heldCount >= MAX_HELD_IDS) {
-      for (const each of held) each.clear();
-      heldCount = heldBytes = 0;
-    }
-    ids.set(raw, id);
-    heldCount++;
-    heldBytes += 64 + raw.length + id.length;
-    return id;
-  };
-}
 
 /** Longest id text encoded through the shared buffer: at most three UTF-8 bytes per UTF-16 unit. */
 const SCRATCH_CHARS = 1024;
@@ -101,11 +66,18 @@ export class PothosSyncGlobalIdsPlugin<Types extends SchemaTypes> extends BasePl
         return raw instanceof Promise ? raw.then(encode) : encode(raw);
       };
     }
-    const idOf = heldIds(typename);
-    const encodeHeld = (raw: RawId) => (raw == null ? raw : idOf(String(raw)));
+    // Ids by the record they were read from: the stores hand every request the same records (a page's
+    // markets, providers, assets), whose ids never change, so each is encoded (base64) once, not per response.
+    const encoded = new WeakMap<object, string>();
     return (parent, args, context, info) => {
+      const record = typeof parent === 'object' && parent !== null ? parent : null;
+      const known = record && encoded.get(record);
+      if (known) return known;
       const raw = rawId(parent, args, context, info);
-      return raw instanceof Promise ? raw.then(encodeHeld) : encodeHeld(raw);
+      if (raw instanceof Promise) return raw.then(encode);
+      const id = encode(raw);
+      if (record && typeof id === 'string') encoded.set(record, id);
+      return id;
     };
   }
 }
