@@ -22,7 +22,11 @@ describe('caller aborts and the circuit breaker', () => {
     // The markets breaker has already counted the market index's 4 listing pages, all answered.
     expect(h.calls.map((c) => `${c.route} ${c.status}`)).toEqual(Array(4).fill('GET /v0/markets 200'));
     h.gw.sim.controls.setFault(target, { hang: true });
-    for (let n = 1; n <= 12; n++) await disconnectDuring(h, target, query, n);
+    for (let n = 1; n <= 12; n++) {
+      await disconnectDuring(h, target, query, n);
+      // Each abandoned call is settled before the next request, which would otherwise join it while it is still listed.
+      await vi.waitFor(() => expect(callsTo(h, target)).toHaveLength(n), { timeout: 30_000 });
+    }
     await vi.waitFor(() => expect(callsTo(h, target)).toHaveLength(12));
     expect(callsTo(h, target).filter((c) => c.errorCode === 'ABORTED')).toHaveLength(12);
 
