@@ -34,12 +34,13 @@ export interface AdmissionLimits {
 /**
  * Under the flood, on a busy 2-core machine, one heavy execution a turn kept the loop's p99 stall lower
  * than two (figures in README "On the wire"); a page that runs for milliseconds spends the turn's budget
- * alone, while requests that start a few upstream calls and wait start together, which spares a turn of
- * the loop (its poll and timers) per request (bench/PHASES.md "Admission"). 256 in flight bounds what
+ * alone, while requests that start a few upstream calls and wait start a few together, which spares
+ * turns of the loop (their poll and timers); more a turn raised the peak RSS at 1,000 users with the
+ * cache off (bench/PHASES.md "Admission"). 256 in flight bounds what
  * their results hold, above what one replica's CPU serves at once; 512 waiting are about five seconds of
  * the heaviest page at the flood's rate.
  */
-export const DEFAULT_ADMISSION: Readonly<AdmissionLimits> = Object.freeze({ perTurn: 32, maxInFlight: 256, maxQueued: 512 });
+export const DEFAULT_ADMISSION: Readonly<AdmissionLimits> = Object.freeze({ perTurn: 4, maxInFlight: 256, maxQueued: 512 });
 
 /** The synchronous work a turn's starts may take before the rest wait for the next turn: under one heavy page's. */
 export const TURN_BUDGET_MS = 1;
