@@ -1,10 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import type { ExecutionResult } from 'graphql';
+import { processRegularResult, type FetchAPI } from 'graphql-yoga';
 import type { MediaType } from '../fast-path/hit-request.js';
 import { corsHeaders, type CorsOptions } from '../fast-path/hits.js';
 import type { CompressionSlots } from '../plugins/compression.js';
 import { wireAnswer, type WireAnswer } from '../plugins/wire-encoding.js';
-import { processResult } from '../serialize.js';
 
 /** What every answer of the direct path carries besides its body, decided before it is written. */
 export interface AnswerHead {
@@ -20,6 +20,15 @@ export interface AnswerHead {
   header: (name: string) => string | null;
 }
 
+/** Yoga's result processing with a Response that only keeps what it is given: the same status, headers and body text, no Response made. */
+class Captured {
+  constructor(
+    readonly body: string,
+    readonly init: { status: number; headers: Record<string, string> },
+  ) {}
+}
+const CAPTURE = { Response: Captured } as unknown as FetchAPI;
+
 /**
  * Writes a result as Yoga's pipeline answers it over HTTP, in one `writeHead` and one `end`: its status
  * and body as Yoga's JSON result processor makes them (`processRegularResult`: the status an error's
@@ -28,7 +37,7 @@ export interface AnswerHead {
  * 200 the wire encoding's tag, coding and 304 (plugins/wire-encoding.ts `wireAnswer`).
  */
 export function writeResult(res: ServerResponse, result: ExecutionResult, head: AnswerHead, slots: CompressionSlots): number | Promise<number> {
-  const processed = processResult(result, head.mediaType);
+  const processed = processRegularResult(result, CAPTURE, head.mediaType) as unknown as Captured;
   const { status } = processed.init;
   const ok = status === 200;
   // Yoga sends a refusal's headers as its result processor named them; the wire encoding's 200s in lower case.
