@@ -197,12 +197,12 @@ function storedHeaders(held: ExecutionResult): Record<string, string> {
 const NO_HEADERS: Record<string, string> = Object.freeze({});
 const NO_CORS: readonly string[] = Object.freeze([]);
 
-/** The 200 with its headers in the order Yoga's pipeline sets them, and the body, in one write (head.ts). */
+/** The 200 with its headers in the order Yoga's pipeline sets them, and the body (head.ts). */
 function writeAnswer(hit: Hit, body: Buffer, cacheControl: string, age: number, etag: string): void {
   const { options, request } = hit;
   const origin = options.cors ? request.header('origin') : null;
   const cors = origin !== null ? options.cors!(origin) : false;
-  writeHitHead(hit.res, hit.held, {
+  writeHitHead(hit.res, {
     mediaType: request.mediaType,
     stored: storedHeaders(hit.held),
     length: body.length,
