@@ -36,12 +36,7 @@ const EXECUTIONS = 'gateway_executions_total';
  * the waiter then runs alone with the time it has left, or joins a newer leader. Each waiter gets a copy of the
  * result's top level, so a hook that annotates one request's result (the response cache, the error
  * log) never writes into another's.
- */
-export function useCollapseInflight(options: CollapseOptions = {}): Plugin<Context> {
-  return createCollapse(options).plugin;
-}
-
-/**
+ *
  * The collapse's plugin, and its steps for the direct path, which begins a leader's execution itself so
  * that the execution runs in the direct path's frame rather than under the collapse's:
  *
@@ -57,8 +52,6 @@ export interface Collapse {
   join(args: ExecutionArgs, context: Context, executeFn: (args: ExecutionArgs) => unknown): Execution | string | null;
   /** Lists a request's execution, begun by its caller, under the `key` `join` gave for identical ones to join until it settles: its answer. */
   lead(args: ExecutionArgs, key: string, context: Context, pending: unknown): Execution;
-  /** `join` and `lead` in one call. */
-  run(args: ExecutionArgs, context: Context, executeFn: (args: ExecutionArgs) => unknown): unknown;
 }
 
 /** A variables object with no entry, which every request without variables carries or lacks: its key's part needs no serializing. */
@@ -162,10 +155,6 @@ export function createCollapse(options: CollapseOptions = {}): Collapse {
       return leader ? join(flights, leader, key, context, args, executeFn) : key;
     },
     lead: (args, key, context, pending) => lead(flightsOf(args)!, key, context, pending),
-    run(args, context, executeFn) {
-      const flights = collapsible(context) ? flightsOf(args) : null;
-      return flights ? runKeyed(flights, keyOf(args, context), args, context, executeFn) : executeFn(args);
-    },
   };
 }
 

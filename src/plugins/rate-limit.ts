@@ -49,12 +49,9 @@ const ANONYMOUS: Credentials = { subscriber: null, apiKey: null };
  * over HTTP the response is 429 with `Retry-After`. With Redis, counts are shared across replicas;
  * while Redis is away each replica counts in its own memory (rate-limiter-flexible's insurance
  * limiter) rather than refusing everyone or limiting no one.
+ *
+ * The limit's plugin, and how an answer given before Yoga runs (fast-path/hits.ts) is counted; none when the limit is off.
  */
-export function useRateLimit(options: RateLimitOptions): Plugin<Context> {
-  return createRateLimit(options).plugin;
-}
-
-/** The limit's plugin, and how an answer given before Yoga runs (fast-path/hits.ts) is counted; none when the limit is off. */
 export interface RateLimit {
   plugin: Plugin<Context>;
   /**
@@ -168,7 +165,7 @@ export type Caller = Pick<Context, 'credentials' | 'request'> & {
 /**
  * Whose budget an operation spends (also the key other per-caller limits use):
  * - a subscriber the alerts service verified (`GET /v2/auth`, remembered for AUTH_IDENTITY_TTL_MS, asked
- *   by `useRateLimit` before counting, within the attempts its address may spend): its wallet, however
+ *   by the limit's plugin before counting, within the attempts its address may spend): its wallet, however
  *   the token is spelled and whatever client key comes with it;
  * - a send with an app key that a send succeeded with lately: that key (its SHA-256);
  * - anything else, forged and unverified credentials included: the client's address as the trusted

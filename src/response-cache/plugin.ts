@@ -74,11 +74,6 @@ export interface ResponseCacheReader {
   settle(cached: { key: string; policy: CachePolicy } | null, result: unknown, context: Pick<Context, 'credentials' | 'alerts'>, mutation?: boolean): boolean;
 }
 
-/** The plugin; `useGatewayResponseCache` when the fast path is not wanted. */
-export function useGatewayResponseCache(options: ResponseCacheOptions): Plugin<Context> {
-  return createGatewayResponseCache(options).plugin;
-}
-
 /**
  * A whole-result cache for queries: looked up as soon as the request's document is known (`onParams`:
  * a hit is neither parsed nor validated), stored when an execution ends without errors. Whether a
