@@ -1,4 +1,4 @@
-import { createServer, STATUS_CODES, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer, IncomingMessage, STATUS_CODES, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 
 /**
@@ -37,7 +37,7 @@ export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown
  * small POST body read whole (parsed when JSON), or undefined.
  */
 export type FastPath = ((req: IncomingMessage, res: ServerResponse, body: unknown) => boolean | Promise<boolean>) & {
-  /** Answers from a JSON body's bytes, before they are parsed (a cached hit's screen sends the same bytes each time), as the fast path would; false: the body is parsed and the request handled. Never throws. */
+  /** Answers from a JSON body's bytes, before they are parsed (a screen sends the same bytes each time), as the fast path would; false: the body is parsed and the request handled. Never throws. */
   fromBytes?: (req: IncomingMessage, res: ServerResponse, bytes: Buffer) => boolean | Promise<boolean>;
 };
 
@@ -46,7 +46,10 @@ export function nodeListener(handler: NodeHandler, fastPath?: FastPath): Request
   const handle = fastPath ? withFastPath(handler, fastPath) : handler;
   const fromBytes = fastPath?.fromBytes;
   const read = (req: IncomingMessage, res: ServerResponse, bytes: Buffer, json: boolean) => {
-    (req as IncomingMessage & { body?: unknown }).body = json ? (parsedObject(bytes) ?? bytes) : bytes;
+    // Without a listener's fast path to read it, a JSON body waits as bytes until `body` is read: the
+    // direct path finds a body it knows by its bytes (withFastPath), and nothing parses it.
+    if (json && !fromBytes && req instanceof GatewayRequest) req[HELD] = bytes;
+    else (req as IncomingMessage & { body?: unknown }).body = json ? (parsedObject(bytes) ?? bytes) : bytes;
     void handle(req, res);
   };
   return (req, res) => {
@@ -83,13 +86,42 @@ function isJson(contentType: string | undefined): boolean {
 
 const GRAPHQL_PATH = '/graphql';
 
+/** Where a JSON body's bytes wait, unparsed, on a `GatewayRequest` until its `body` is read. */
+const HELD = Symbol('body bytes');
+
+/**
+ * The server's requests: a small JSON body read by the listener is parsed when `body` is first read
+ * (by the fast path, or whatwg-node under Yoga), so a path that knows the bytes (the direct path's
+ * remembered bodies) answers without parsing them.
+ */
+export class GatewayRequest extends IncomingMessage {
+  [HELD]: Buffer | undefined = undefined;
+  #body: unknown = undefined;
+
+  get body(): unknown {
+    const bytes = this[HELD];
+    if (bytes !== undefined) {
+      this[HELD] = undefined;
+      this.#body = parsedObject(bytes) ?? bytes;
+    }
+    return this.#body;
+  }
+
+  set body(value: unknown) {
+    this[HELD] = undefined;
+    this.#body = value;
+  }
+}
+
 /** The handler behind the fast path: a request the fast path does not answer (or fails on) goes to the handler as it came. */
 export function withFastPath(handler: NodeHandler, fastPath: FastPath): NodeHandler {
   const fallBack = (req: IncomingMessage, res: ServerResponse) => (res.headersSent ? undefined : handler(req, res));
+  const fromBytes = fastPath.fromBytes;
   return (req, res) => {
     let answered: boolean | Promise<boolean>;
     try {
-      answered = fastPath(req, res, (req as IncomingMessage & { body?: unknown }).body);
+      const bytes = fromBytes && (req as Partial<GatewayRequest>)[HELD];
+      answered = bytes ? fromBytes(req, res, bytes) : fastPath(req, res, (req as IncomingMessage & { body?: unknown }).body);
     } catch {
       answered = false;
     }
@@ -129,6 +161,7 @@ function smallPost(req: IncomingMessage): boolean {
 export function createHttpServer(handler: NodeHandler, timeouts: Readonly<ServerTimeouts> = SERVER_TIMEOUTS, fastPath?: FastPath): Server {
   const server = createServer(
     {
+      IncomingMessage: GatewayRequest,
       requestTimeout: timeouts.requestTimeoutMs,
       headersTimeout: timeouts.headersTimeoutMs,
       keepAliveTimeout: timeouts.keepAliveTimeoutMs,

@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createGraphQLError } from 'graphql-yoga';
 import { GraphQLError, getOperationAST, OperationTypeNode, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type { Context, ServerContext } from '../context.js';
-import { readHitRequest, type HitRequest } from '../fast-path/hit-request.js';
+import { KnownBodies } from '../fast-path/bodies.js';
+import { readHitRequest, readKnownPost, type HitRequest, type Sent } from '../fast-path/hit-request.js';
 import type { CorsOptions } from '../fast-path/hits.js';
 import type { FastPath } from '../node-http.js';
 import type { CompressionSlots } from '../plugins/compression.js';
@@ -78,12 +79,37 @@ export function createDirectPath(options: DirectPathOptions): FastPath {
       return masked;
     },
   };
-  return (req, res, body) => {
+  const direct: FastPath = (req, res, body) => {
     const request = readHitRequest(req, body, options.debugLedger, undefined, true);
     const plan = request && planOf(options, request);
     return plan ? answer(steps, plan, req, res) : false;
   };
+  // A screen sends the same body bytes on every request (the caller is in the headers): a body planned
+  // before is found by its bytes, and neither parsed nor looked up again (fast-path/bodies.ts).
+  const known = new KnownBodies<KnownPlan>(KNOWN_PLANS);
+  direct.fromBytes = (req, res, bytes) => {
+    const held = known.find(bytes);
+    if (held !== undefined) {
+      const request = readKnownPost(req, held.sent, options.debugLedger, undefined, true);
+      return request ? answer(steps, { request, document: held.document, operation: held.operation, compiled: held.compiled }, req, res) : false;
+    }
+    const request = readHitRequest(req, (req as IncomingMessage & { body?: unknown }).body, options.debugLedger, undefined, true);
+    const plan = request && planOf(options, request);
+    if (!plan) return false;
+    known.remember(bytes, { sent: request.sent, document: plan.document, operation: plan.operation, compiled: plan.compiled });
+    return answer(steps, plan, req, res);
+  };
+  return direct;
 }
+
+/** A body's plan, remembered by its bytes: its parameters (read, never changed) and what was decided once for its document. */
+type KnownPlan = Omit<Plan, 'request'> & { sent: Sent };
+
+/**
+ * Bodies whose plan is remembered: the screens' documents, a few dozen at most. A plan holds its
+ * document and compiled query, which the parse cache and the JIT's hold too while they keep them.
+ */
+const KNOWN_PLANS = { name: 'direct_bodies', maxBodies: 64, maxBytes: 512 * 1024 };
 
 /** The options, with the error log and masking made once. */
 interface Steps extends DirectPathOptions {

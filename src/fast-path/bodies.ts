@@ -11,10 +11,19 @@ const ENTRY_OVERHEAD_BYTES = 512;
 /** The bytes, and the parameters they parse to (their document's text, about as long), per byte of body. */
 const HELD_PER_BODY_BYTE = 2;
 
-interface Known {
+interface Known<T> {
   bytes: Buffer;
-  sent: Sent;
+  sent: T;
 }
+
+/** What a set of remembered bodies is named in the held-bytes gauge, and what bounds it. */
+export interface KnownBodiesLimits {
+  name: string;
+  maxBodies: number;
+  maxBytes: number;
+}
+
+const HIT_BODIES: KnownBodiesLimits = { name: 'hit_bodies', maxBodies: MAX_BODIES, maxBytes: MAX_BODY_BYTES };
 
 /**
  * The parameters of JSON bodies answered from the response cache, found again by their bytes: a
@@ -26,30 +35,32 @@ interface Known {
  * the remembered parameters are read, never handed to the pipeline. Bounded in count and bytes:
  * when full, the oldest of a length, or everything, is dropped.
  */
-export class KnownBodies {
-  readonly #byLength = new Map<number, Known[]>();
+export class KnownBodies<T = Sent> {
+  readonly #byLength = new Map<number, Known<T>[]>();
   #count = 0;
   #bytes = 0;
 
-  constructor() {
+  /** `limits`: the hit path's by default; the direct path (src/direct/) remembers its plans under its own. */
+  constructor(readonly limits: Readonly<KnownBodiesLimits> = HIT_BODIES) {
     holding(this, {
-      name: 'hit_bodies',
+      name: limits.name,
       bytes: () => HELD_PER_BODY_BYTE * this.#bytes + this.#count * ENTRY_OVERHEAD_BYTES,
-      maxBytes: HELD_PER_BODY_BYTE * MAX_BODY_BYTES + MAX_BODIES * ENTRY_OVERHEAD_BYTES,
+      maxBytes: HELD_PER_BODY_BYTE * limits.maxBytes + limits.maxBodies * ENTRY_OVERHEAD_BYTES,
     });
   }
 
   /** The parameters these bytes were read as, if remembered. */
-  find(bytes: Buffer): Sent | undefined {
+  find(bytes: Buffer): T | undefined {
     const same = this.#byLength.get(bytes.length);
     if (same) for (const known of same) if (known.bytes.equals(bytes)) return known.sent;
     return undefined;
   }
 
   /** Remembers what `bytes` were read as (a copy of the bytes: the request's may be a slice of the socket's read buffer). */
-  remember(bytes: Buffer, sent: Sent): void {
-    if (bytes.length > MAX_BODY_BYTES || this.find(bytes)) return;
-    if (this.#count >= MAX_BODIES || this.#bytes + bytes.length > MAX_BODY_BYTES) this.#clear();
+  remember(bytes: Buffer, sent: T): void {
+    const { maxBodies, maxBytes } = this.limits;
+    if (bytes.length > maxBytes || this.find(bytes)) return;
+    if (this.#count >= maxBodies || this.#bytes + bytes.length > maxBytes) this.#clear();
     let same = this.#byLength.get(bytes.length);
     if (!same) this.#byLength.set(bytes.length, (same = []));
     if (same.length >= SAME_LENGTH_BODIES) this.#drop(same.shift()!);
@@ -60,7 +71,7 @@ export class KnownBodies {
     this.#bytes += copy.length;
   }
 
-  #drop(known: Known): void {
+  #drop(known: Known<T>): void {
     this.#count--;
     this.#bytes -= known.bytes.length;
   }

@@ -51,8 +51,8 @@ export function readHitRequest(req: IncomingMessage, body: unknown, debugLedger:
 }
 
 /** A JSON POST's reading from parameters read before from the same body bytes (fast-path/bodies.ts), or null as `readHitRequest`. */
-export function readKnownPost(req: IncomingMessage, sent: Sent, debugLedger: boolean, persisted?: PersistedDocuments): HitRequest | null {
-  return req.method === 'POST' && jsonPostTo(req) ? hitRequestOf(req, sent, debugLedger, persisted, false) : null;
+export function readKnownPost(req: IncomingMessage, sent: Sent, debugLedger: boolean, persisted?: PersistedDocuments, executes = false): HitRequest | null {
+  return req.method === 'POST' && jsonPostTo(req) ? hitRequestOf(req, sent, debugLedger, persisted, executes) : null;
 }
 
 function hitRequestOf(req: IncomingMessage, sent: Sent, debugLedger: boolean, persisted: PersistedDocuments | undefined, executes: boolean): HitRequest | null {

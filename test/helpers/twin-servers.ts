@@ -28,11 +28,15 @@ export function useTwinServers(gw: TestGateway) {
       counts.yogaBehindDirect++;
       return gw.app.yoga(req, res);
     };
-    const direct: FastPath = async (req, res, body) => {
-      const done = await gw.app.direct!(req, res, body);
+    const counted = async (answered: boolean | Promise<boolean>) => {
+      const done = await answered;
       if (done) counts.direct++;
       return done;
     };
+    const direct: FastPath = (req, res, body) => counted(gw.app.direct!(req, res, body));
+    // A body the direct path planned before is answered from its bytes, as lifecycle.ts wires it.
+    const fromBytes = gw.app.direct!.fromBytes;
+    if (fromBytes) direct.fromBytes = (req, res, bytes) => counted(fromBytes(req, res, bytes));
     servers.push(createHttpServer(yoga), createHttpServer(withFastPath(intoYoga, direct)));
     for (const server of servers) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   });
