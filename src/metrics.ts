@@ -101,8 +101,11 @@ export function tallyHistogram(config: { name: string; help: string; labelNames:
   // Listed by its first observation (`add`): a series nothing observed is not exposed, as prom-client's.
   const seriesOf = (labelValues: readonly string[]): Series => {
     const key = labelValues.join('\u0000');
-    const labels = () => Object.fromEntries(config.labelNames.map((name, i) => [name, labelValues[i]!]));
-    return series.get(key) ?? { key, labels: labels(), counts: new Array<number>(bounds.length).fill(0), sum: 0, count: 0 };
+    return series.get(key) ?? newSeries(key, labelValues);
+  };
+  const newSeries = (key: string, labelValues: readonly string[]): Series => {
+    const labels = Object.fromEntries(config.labelNames.map((name, i) => [name, labelValues[i]!]));
+    return { key, labels, counts: new Array<number>(bounds.length).fill(0), sum: 0, count: 0 };
   };
   const add = (s: Series, value: number) => {
     // A new series, or one a reset unlisted.

@@ -1,13 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createGraphQLError } from 'graphql-yoga';
-import { GraphQLError, getOperationAST, OperationTypeNode, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { createGraphQLError, type YogaInitialContext } from 'graphql-yoga';
+import { GraphQLError, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import type { Context, ServerContext } from '../context.js';
-import { KnownBodies } from '../fast-path/bodies.js';
-import { readHitRequest, readKnownPost, type HitRequest, type Sent } from '../fast-path/hit-request.js';
+import type { HitRequest } from '../fast-path/hit-request.js';
 import type { CorsOptions } from '../fast-path/hits.js';
 import type { FastPath } from '../node-http.js';
 import type { CompressionSlots } from '../plugins/compression.js';
-import { runCompiled, type CompiledDocument, type CompiledDocuments } from '../plugins/jit.js';
+import { runCompiled, type CompiledDocuments } from '../plugins/jit.js';
 import type { Collapse } from '../plugins/collapse-inflight.js';
 import type { DirectObservation } from '../plugins/operation-metrics.js';
 import type { RateLimit } from '../plugins/rate-limit.js';
@@ -21,9 +20,10 @@ import type { ResponseCacheReader } from '../response-cache/plugin.js';
 import type { CachePolicy } from '../response-cache/policy.js';
 import type { Services } from '../services.js';
 import { writeResult, type AnswerHead } from './answer.js';
+import { createPlans, type Plan, type PlanOptions } from './plans.js';
 
 /** The pipeline's steps the direct path calls: each is the function the Yoga plugin calls too (app.ts hands them in). */
-export interface DirectPathOptions {
+export interface DirectPathOptions extends PlanOptions {
   schema: GraphQLSchema;
   services: Services;
   debugLedger: boolean;
@@ -46,14 +46,6 @@ export interface DirectPathOptions {
   development: boolean;
   cors?: (origin: string) => CorsOptions | false;
   slots: CompressionSlots;
-}
-
-/** A request the direct path answers: what it read, and what was decided once for its document. */
-interface Plan {
-  request: HitRequest;
-  document: DocumentNode;
-  operation: OperationDefinitionNode;
-  compiled: CompiledDocument;
 }
 
 /**
@@ -79,52 +71,22 @@ export function createDirectPath(options: DirectPathOptions): FastPath {
       return masked;
     },
   };
+  const plans = createPlans(options);
   const direct: FastPath = (req, res, body) => {
-    const request = readHitRequest(req, body, options.debugLedger, undefined, true);
-    const plan = request && planOf(options, request);
+    const plan = plans.ofBody(req, body);
     return plan ? answer(steps, plan, req, res) : false;
   };
-  // A screen sends the same body bytes on every request (the caller is in the headers): a body planned
-  // before is found by its bytes, and neither parsed nor looked up again (fast-path/bodies.ts).
-  const known = new KnownBodies<KnownPlan>(KNOWN_PLANS);
   direct.fromBytes = (req, res, bytes) => {
-    const held = known.find(bytes);
-    if (held !== undefined) {
-      const request = readKnownPost(req, held.sent, options.debugLedger, undefined, true);
-      return request ? answer(steps, { request, document: held.document, operation: held.operation, compiled: held.compiled }, req, res) : false;
-    }
-    const request = readHitRequest(req, (req as IncomingMessage & { body?: unknown }).body, options.debugLedger, undefined, true);
-    const plan = request && planOf(options, request);
-    if (!plan) return false;
-    known.remember(bytes, { sent: request.sent, document: plan.document, operation: plan.operation, compiled: plan.compiled });
-    return answer(steps, plan, req, res);
+    const plan = plans.ofBytes(req, bytes);
+    return plan ? answer(steps, plan, req, res) : false;
   };
   return direct;
 }
-
-/** A body's plan, remembered by its bytes: its parameters (read, never changed) and what was decided once for its document. */
-type KnownPlan = Omit<Plan, 'request'> & { sent: Sent };
-
-/**
- * Bodies whose plan is remembered: the screens' documents, a few dozen at most. A plan holds its
- * document and compiled query, which the parse cache and the JIT's hold too while they keep them.
- */
-const KNOWN_PLANS = { name: 'direct_bodies', maxBodies: 64, maxBytes: 512 * 1024 };
 
 /** The options, with the error log and masking made once. */
 interface Steps extends DirectPathOptions {
   log(result: ExecutionResult, context: Context): void;
   mask(error: GraphQLError): GraphQLError;
-}
-
-function planOf(options: DirectPathOptions, request: HitRequest): Plan | null {
-  if (!options.arbitraryDocuments) return null;
-  const document = options.documentOf(request.query);
-  if (!document || !options.passed(document)) return null;
-  const compiled = options.compiled.get(document);
-  const operation = compiled && getOperationAST(document, request.operationName);
-  if (!operation || operation.operation !== OperationTypeNode.QUERY) return null;
-  return { request, document, operation, compiled };
 }
 
 /**
@@ -141,8 +103,8 @@ function answer(options: Steps, plan: Plan, req: IncomingMessage, res: ServerRes
   // The part of the Fetch Request the context and the steps read (headers, signal): no Request is made.
   const standIn = { method: request.method, url: req.url, headers: { get: request.header }, signal: aborted.signal } as unknown as Request;
   const params = { query: request.query, operationName: request.operationName, variables: request.variables };
-  const serverContext: ServerContext = { req, res, credentials: request.credentials, cacheControl: request.cacheControl, deadline, ledger: false };
-  const initial = Object.assign(serverContext, { request: standIn, params, waitUntil });
+  // The server context and Yoga's initial members in one object, which the per-request root completes.
+  const initial: ServerContext & YogaInitialContext = { req, res, credentials: request.credentials, cacheControl: request.cacheControl, deadline, ledger: false, request: standIn, params, waitUntil };
   const context = Object.assign(initial, createRequestContext(initial, options.services)) as Context;
   const args: ExecutionArgs = { schema: options.schema, document: plan.document, operationName: request.operationName, variableValues: request.variables, contextValue: context };
   if (options.costRefusal(args)) return false;
@@ -201,7 +163,8 @@ async function execute(step: Committed): Promise<void> {
       return;
     }
     // A client that goes away cuts its execution short, as Yoga's request signal does ('close' comes once).
-    res.on('close', () => res.writableFinished || aborted.abort());
+    (res as Aborting)[ABORT] = aborted;
+    res.on('close', abortUnlessWritten);
     let result: ExecutionResult;
     const startedAt = Date.now();
     try {
@@ -224,6 +187,14 @@ async function execute(step: Committed): Promise<void> {
   } catch (error) {
     await unexpected(step, error);
   }
+}
+
+/** Where a response being executed for holds its request's AbortController: the close listener is one function, not a closure per request. */
+const ABORT = Symbol('abort');
+type Aborting = ServerResponse & { [ABORT]?: AbortController };
+
+function abortUnlessWritten(this: Aborting): void {
+  if (!this.writableFinished) this[ABORT]?.abort();
 }
 
 /** The operation metrics of a written answer. */

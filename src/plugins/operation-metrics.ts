@@ -34,6 +34,12 @@ interface Observed {
   [OBSERVED]?: { arrivedAt?: number; document?: DocumentFacts; named?: { operationName: string | undefined; operationType: string | undefined } };
 }
 
+/** An operation's execute duration, and its HTTP duration by method and status. */
+interface HeldSeries {
+  executed: (seconds: number) => void;
+  byMethod: Record<string, Map<number, (seconds: number) => void>>;
+}
+
 /** What a document's first definition says, as the Prometheus plugin labels by it, and its deprecated fields: found once per document. */
 interface DocumentFacts {
   operationType: string | undefined;
@@ -87,13 +93,28 @@ export function useOperationMetrics(options: OperationMetricsOptions): Plugin & 
     for (let i = result.errors?.length ?? 0; i > 0; i--) fail(operationType, 'execute');
   };
 
+  // The direct path's operations' series, held per operation (its labels joined once, not per answer).
+  const held = new WeakMap<OperationDefinitionNode, HeldSeries>();
+  const heldOf = (operation: OperationDefinitionNode, operationType: string | undefined): HeldSeries => {
+    let known = held.get(operation);
+    if (!known) held.set(operation, (known = { executed: durations.execute.series(operationType as string), byMethod: Object.create(null) as HeldSeries['byMethod'] }));
+    return known;
+  };
+
   // The same series for an operation the direct path (src/direct/) answered, observed when it is written.
   const observeDirect: DirectObservation = ({ document, operation, arrivedAt, executeMs, result, status, method }) => {
     const { operationType, deprecated } = factsOf(document);
     for (const deprecationInfo of deprecated) deprecation.counter.labels(deprecation.fillLabelsFn({ operationType, deprecationInfo } as never, {})).inc();
     failed(operationType, result);
-    executed(operationType, executeMs);
-    answered(operation.name?.value, operation.operation, method, status, arrivedAt);
+    const series = heldOf(operation, operationType);
+    series.executed(executeMs / 1000);
+    const byStatus = (series.byMethod[method] ??= new Map());
+    let http = byStatus.get(status);
+    if (!http) {
+      http = durations.http.series(operationLabel(registered, operation.name?.value), operation.operation, method, String(status));
+      byStatus.set(status, http);
+    }
+    http((Date.now() - arrivedAt) / 1000);
   };
   return {
     observeDirect,
