@@ -58,8 +58,10 @@ export function readKnownPost(req: IncomingMessage, sent: Sent, debugLedger: boo
 function hitRequestOf(req: IncomingMessage, sent: Sent, debugLedger: boolean, persisted: PersistedDocuments | undefined, executes: boolean): HitRequest | null {
   const query = documentText(persisted, sent);
   if (query === null) return null;
+  // Node makes the headers object on first read: read once, not once per header asked.
+  const headers = req.headers;
   const header = (name: string): string | null => {
-    const value = req.headers[name];
+    const value = headers[name];
     return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
   };
   if (debugLedger && header('x-gateway-debug')?.trim() === '1') return null;
@@ -73,7 +75,8 @@ function hitRequestOf(req: IncomingMessage, sent: Sent, debugLedger: boolean, pe
   if (!mediaType) return null;
   const { operationName, variables, documentId, extensions } = sent;
   const named = query === sent.query ? undefined : documentId != null ? { documentId: documentId as string } : { extensions: extensions as Record<string, unknown> };
-  return { method: req.method as 'GET' | 'POST', query, operationName, variables, ...(named ? { named } : {}), sent, mediaType, cacheControl, credentials: readCredentials({ get: header }), header };
+  // One shape for every request (`named` undefined when the text was sent), with no spread object.
+  return { method: req.method as 'GET' | 'POST', query, operationName, variables, named, sent, mediaType, cacheControl, credentials: readCredentials({ get: header }), header };
 }
 
 /** The parameters as sent, the document not yet found. */
