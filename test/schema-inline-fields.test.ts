@@ -22,7 +22,7 @@ describe('fields the compiled documents read inline (no resolver)', () => {
     expect(fieldOf('WalletPositionsConnection', 'edges').resolve).toBeUndefined();
   });
 
-  it("exposes the models' own values of positions, channels and connections' counts", () => {
+  it("exposes the models' own values of positions, channels, assets, freshness and connections' counts", () => {
     for (const [type, field] of [
       ['LendingPosition', 'type'],
       ['LendingPosition', 'side'],
@@ -30,6 +30,12 @@ describe('fields the compiled documents read inline (no resolver)', () => {
       ['Channel', 'type'],
       ['Channel', 'subscribedApps'],
       ['WalletPositionsConnection', 'totalCount'],
+      ['Asset', 'type'],
+      ['Asset', 'freshness'],
+      ['AssetPrice', 'freshness'],
+      ['AssetPrice', 'updatedAt'],
+      ['Freshness', 'source'],
+      ['Freshness', 'asOf'],
     ] as const) {
       expect(fieldOf(type, field).resolve, `${type}.${field}`).toBeUndefined();
     }
