@@ -1,7 +1,7 @@
 import { getNamedType, isAbstractType, isObjectType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
 
 /** The relay plugin's fields that read the parent's property of their own name: a connection's `edges` and `pageInfo`, an edge's `node`. */
-const RELAY_PROPERTY_FIELDS = new Set(['edges', 'pageInfo', 'node']);
+const RELAY_PROPERTY_FIELDS: readonly string[] = ['edges', 'pageInfo', 'node'];
 
 /**
  * Takes the relay plugin's resolvers off the connection and edge fields that only read the parent's
@@ -16,7 +16,7 @@ export function inlineRelayProperties(schema: GraphQLSchema): GraphQLSchema {
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isObjectType(type) || !(type.name.endsWith('Connection') || type.name.endsWith('Edge'))) continue;
     for (const field of Object.values(type.getFields())) {
-      if (!RELAY_PROPERTY_FIELDS.has(field.name) || field.args.length > 0 || !field.resolve) continue;
+      if (!RELAY_PROPERTY_FIELDS.includes(field.name) || field.args.length > 0 || !field.resolve) continue;
       // An interface's value read inline lands its whole type switch in the list item's own compiled
       // function, which ran slower than the same code behind the resolver (the markets page, PHASES.md).
       if (isAbstractType(getNamedType(field.type))) continue;
