@@ -1,6 +1,11 @@
 import {
   BREAK,
   getNamedType,
+  GraphQLBoolean,
+  GraphQLFloat,
+  GraphQLID,
+  GraphQLInt,
+  GraphQLString,
   isInputObjectType,
   Kind,
   OperationTypeNode,
@@ -53,14 +58,10 @@ export function useJitExecution(options: { compiled?: (document: DocumentNode) =
     }
     return known;
   };
-  // Compiled with graphql-jit's default options, kept per document where the direct path (src/direct/) finds it too.
+  // Kept per document where the direct path (src/direct/) finds it too.
   const compiledOf = (args: ExecutionArgs): CompiledDocument => {
     let compiled = compiledByDocument.get(args.document);
-    if (!compiled) {
-      const made = compileQuery(args.schema, args.document, args.operationName ?? undefined);
-      compiled = isCompiledQuery(made) ? made : { query: () => made, stringify: (value: unknown) => JSON.stringify(value) };
-      compiledByDocument.set(args.document, compiled);
-    }
+    if (!compiled) compiledByDocument.set(args.document, (compiled = compileDocument(args.schema, args.document, args.operationName)));
     return compiled;
   };
   const execute = makeExecute((args) => runCompiled(compiledOf(args), args.contextValue, args.variableValues as Record<string, unknown> | undefined));
@@ -70,6 +71,28 @@ export function useJitExecution(options: { compiled?: (document: DocumentNode) =
     },
     compiledDocuments: { get: (document) => compiledByDocument.get(document) },
   };
+}
+
+const MAX_INT = 2 ** 31 - 1;
+const MIN_INT = -(2 ** 31);
+
+/**
+ * The built-in scalars' serializers, a value already of the scalar's own kind first: graphql-js returns
+ * such a value unchanged, so only other values go through its checks and coercions (the same errors).
+ * The compiled code calls one per leaf of a result; graphql-jit's default wraps graphql-js's in a closure.
+ */
+const LEAF_SERIALIZERS: Record<string, (value: unknown) => unknown> = {
+  String: (value) => (typeof value === 'string' ? value : GraphQLString.serialize(value)),
+  ID: (value) => (typeof value === 'string' ? value : GraphQLID.serialize(value)),
+  Boolean: (value) => (typeof value === 'boolean' ? value : GraphQLBoolean.serialize(value)),
+  Float: (value) => (typeof value === 'number' && Number.isFinite(value) ? value : GraphQLFloat.serialize(value)),
+  Int: (value) => (typeof value === 'number' && Number.isInteger(value) && value <= MAX_INT && value >= MIN_INT ? value : GraphQLInt.serialize(value)),
+};
+
+/** A document compiled with graphql-jit's defaults but the leaves' serializers; what fails to compile answers its errors. */
+export function compileDocument(schema: GraphQLSchema, document: DocumentNode, operationName?: string | null): CompiledDocument {
+  const made = compileQuery(schema, document, operationName ?? undefined, { customSerializers: LEAF_SERIALIZERS });
+  return isCompiledQuery(made) ? made : { query: () => made, stringify: (value: unknown) => JSON.stringify(value) };
 }
 
 /** Runs a compiled document: its result carries the compiled serializer, which Yoga's result processing uses. */

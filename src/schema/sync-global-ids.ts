@@ -22,12 +22,18 @@ export const HELD_RECORDS = 'heldRecords';
 const SCRATCH_CHARS = 1024;
 const scratch = Buffer.allocUnsafeSlow(3 * SCRATCH_CHARS);
 
+/** A character outside ASCII: its UTF-8 bytes differ from the single byte `btoa` encodes. */
+const NOT_ASCII = /[\u0080-\uffff]/;
+
 /**
- * The relay plugin's global id (base64 of `Typename:id`'s UTF-8 bytes), written through one buffer:
- * `encodeGlobalID` makes a buffer per id. Synchronous, so no other id is written in between.
+ * The relay plugin's global id (base64 of `Typename:id`'s UTF-8 bytes). An ASCII text (every id the
+ * upstreams send so far) is its own UTF-8: `btoa` encodes it in one native call, where the buffer's
+ * write and slice are two with their argument checks (bench/PHASES.md). Other text is written through
+ * one buffer (`encodeGlobalID` makes a buffer per id); synchronous, so no other id is written in between.
  */
 export function encodeId(typename: string, raw: string): string {
   const text = `${typename}:${raw}`;
+  if (!NOT_ASCII.test(text)) return btoa(text);
   if (text.length > SCRATCH_CHARS) return encodeGlobalID(typename, raw);
   return scratch.toString('base64', 0, scratch.write(text, 0, 'utf8'));
 }

@@ -9,7 +9,11 @@ export type TopicView = TopicSummary & Partial<Pick<Topic, 'description' | 'subs
 
 export const TopicRef = builder.objectRef<TopicView>('Topic');
 
-/** The app of the caller's apps listing (one `GET /v2/apps` per request) that a partial record stands for. */
+/**
+ * The app of the caller's apps listing (one `GET /v2/apps` per request) that a partial record stands
+ * for. The fields below wait for it only when the record lacks the value: a record that has it answers
+ * at once, with no promise for the executor to wait on.
+ */
 function listed(app: SubscribedApp, ctx: Context): Promise<App | null> {
   return ctx.alerts.app(app.appId);
 }
@@ -32,22 +36,26 @@ builder.node(SubscribedAppRef, {
     name: t.string({
       nullable: false,
       description: 'Display name.',
-      resolve: async (app, _args, ctx) => app.name || (await listed(app, ctx).catch(() => null))?.name || '',
+      resolve: (app, _args, ctx) =>
+        app.name ||
+        listed(app, ctx).then(
+          (found) => found?.name || '',
+          () => '',
+        ),
     }),
     icon: t.exposeString('icon', { description: 'URL of the icon, when the app has one.' }),
     description: t.string({
       description: 'What the app notifies about.',
-      resolve: async (app, _args, ctx) =>
-        app.description !== undefined ? app.description : ((await listed(app, ctx))?.description ?? null),
+      resolve: (app, _args, ctx) => (app.description !== undefined ? app.description : listed(app, ctx).then((found) => found?.description ?? null)),
     }),
     subscribed: t.boolean({
       description: 'Whether the caller is subscribed to the app on at least one channel.',
-      resolve: async (app, _args, ctx) => (app.subscribed !== undefined ? app.subscribed : ((await listed(app, ctx))?.subscribed ?? null)),
+      resolve: (app, _args, ctx) => (app.subscribed !== undefined ? app.subscribed : listed(app, ctx).then((found) => found?.subscribed ?? null)),
     }),
     topics: t.field({
       type: [TopicRef],
       description: "The app's topics, with the caller's subscription to each; empty when the app has none.",
-      resolve: async (app, _args, ctx) => (app.topics !== undefined ? app.topics : ((await listed(app, ctx))?.topics ?? null)),
+      resolve: (app, _args, ctx) => (app.topics !== undefined ? app.topics : listed(app, ctx).then((found) => found?.topics ?? null)),
     }),
   }),
 });

@@ -19,11 +19,10 @@ builder.node(ChannelRef, {
   loadOne: async (id, ctx) => (await ctx.alerts.channels()).find((channel) => channel.id === id) ?? null,
   fields: (t) => ({
     key: t.exposeString('key', { nullable: false, description: 'The listing key, as the alerts service sent it (`EMAIL`, `TELEGRAM`, ...).' }),
-    type: t.field({
+    type: t.expose('type', {
       type: ChannelTypeEnum,
       nullable: false,
       description: "What the channel's record says it is; `UNKNOWN` for a type this gateway does not know.",
-      resolve: (channel) => channel.type,
     }),
     rawType: t.exposeString('rawType', { nullable: false, description: 'The type exactly as the alerts service sent it.' }),
     value: t.exposeString('value', {
@@ -32,11 +31,10 @@ builder.node(ChannelRef, {
     }),
     verified: t.exposeBoolean('verified', { nullable: false, description: 'Whether the subscriber proved they own the address.' }),
     subscribed: t.exposeBoolean('subscribed', { nullable: false, description: 'Whether notifications are delivered on this channel.' }),
-    subscribedApps: t.field({
+    subscribedApps: t.expose('subscribedApps', {
       type: [SubscribedAppRef],
       nullable: false,
       description: 'The apps that notify the caller on this channel.',
-      resolve: (channel) => channel.subscribedApps,
     }),
   }),
 });

@@ -43,15 +43,14 @@ const METADATA_SOURCES = { ORIGIN: 'PRIMARY', CACHE: 'CACHE', STALE: 'STALE', FA
 const AssetPriceRef = builder.objectRef<AssetPriceView>('AssetPrice').implement({
   description: 'The latest price of an asset.',
   fields: (t) => ({
-    freshness: t.field({
+    freshness: t.expose('freshness', {
       type: FreshnessRef,
       nullable: false,
       description: "How fresh this price is: its own time-to-live (30 s) and the request's `Cache-Control` bound decide (updatedAt is the assets service's own time).",
-      resolve: (p) => p.freshness,
     }),
     usd: t.exposeFloat('usd', { nullable: false, description: 'Price in USD.' }),
     change24h: t.exposeFloat('change24h', { description: 'Change over 24 hours as a ratio (-0.031 = -3.1 %); null when unknown.' }),
-    updatedAt: t.field({ type: 'DateTime', nullable: false, description: 'When the price was taken.', resolve: (p) => p.updatedAt }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime', nullable: false, description: 'When the price was taken.' }),
   }),
 });
 
@@ -76,7 +75,7 @@ builder.node(AssetRef, {
     }),
     chain: t.exposeString('chain', { nullable: false, description: 'Chain or venue (`solana`, `ethereum`, `stock` ...).' }),
     address: t.exposeString('address', { description: 'Contract or mint address; null for assets without one (stocks, native coins).' }),
-    type: t.field({ type: AssetTypeEnum, nullable: false, description: 'What the asset is.', resolve: (a) => a.type }),
+    type: t.expose('type', { type: AssetTypeEnum, nullable: false, description: 'What the asset is.' }),
     name: t.exposeString('name', { nullable: false, description: 'Display name.' }),
     symbol: t.exposeString('symbol', { nullable: false, description: 'Ticker.' }),
     imageUrl: t.exposeString('imageUrl', { description: 'Logo URL.' }),
@@ -107,11 +106,10 @@ builder.node(AssetRef, {
         'The latest price, refreshed on its own time-to-live (30 s; the metadata keeps 6 h); null when the asset has none, or (with an UPSTREAM_UNAVAILABLE error) when no assets service could be reached and no copy with a price exists.',
       resolve: (a, _args, ctx) => assetPrice(a, ctx),
     }),
-    freshness: t.field({
+    freshness: t.expose('freshness', {
       type: FreshnessRef,
       nullable: false,
       description: "How fresh this asset's metadata is, in the terms Market and AssetPrice share (the price has its own).",
-      resolve: (a) => a.freshness,
     }),
     metadataSource: t.field({
       type: MetadataSourceEnum,

@@ -20,12 +20,8 @@ export const FreshnessRef = builder.objectRef<Freshness>('Freshness').implement(
   description:
     'How fresh a value is: where it came from and when it was read from its upstream. A request bounds the age of shared copies with `Cache-Control: max-age=N` or `no-cache`.',
   fields: (t) => ({
-    source: t.field({ type: FreshnessSourceEnum, nullable: false, description: 'Where the value came from.', resolve: (f) => f.source }),
-    asOf: t.field({
-      type: 'DateTime',
-      description: 'When the value was read from its upstream; null when unknown (a token record).',
-      resolve: (f) => f.asOf,
-    }),
+    source: t.expose('source', { type: FreshnessSourceEnum, nullable: false, description: 'Where the value came from.' }),
+    asOf: t.expose('asOf', { type: 'DateTime', description: 'When the value was read from its upstream; null when unknown (a token record).' }),
     stale: t.exposeBoolean('stale', {
       nullable: false,
       description: 'Older than its time-to-live or the request\'s `Cache-Control` bound (`source` is then STALE).',

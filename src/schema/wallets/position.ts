@@ -112,7 +112,7 @@ PositionRef.implement({
   resolveType: (position) => TYPENAMES[position.type],
   fields: (t) => ({
     positionId: t.exposeString('positionId', { nullable: false, description: "The upstream's own id of the position." }),
-    type: t.field({ type: MarketTypeEnum, nullable: false, description: 'The kind of market.', resolve: (p) => p.type }),
+    type: t.expose('type', { type: MarketTypeEnum, nullable: false, description: 'The kind of market.' }),
     owner: t.field({
       type: WalletRef,
       nullable: false,
@@ -127,11 +127,10 @@ PositionRef.implement({
     amount: t.exposeFloat('amount', { nullable: false, description: 'Size in token units (shares for prediction positions).' }),
     amountUsd: t.exposeFloat('amountUsd', { description: 'Value in USD; null when the upstream does not know it.' }),
     websiteUrl: t.exposeString('websiteUrl', { description: "The position on the provider's website." }),
-    rewards: t.field({
+    rewards: t.expose('rewards', {
       type: [PositionRewardRef],
       nullable: false,
       description: 'Rewards accrued and not yet claimed; empty when none.',
-      resolve: (p) => p.rewards,
     }),
   }),
 });
@@ -148,14 +147,13 @@ builder.node(builder.objectRef<LendingPosition>(TYPENAMES.LENDING), {
   ...nodeOptions('LENDING'),
   description: 'A deposit into or a borrow from a lending market.',
   fields: (t) => ({
-    side: t.field({ type: PositionSideEnum, nullable: false, description: 'DEPOSIT or BORROW.', resolve: (p) => p.side }),
+    side: t.expose('side', { type: PositionSideEnum, nullable: false, description: 'DEPOSIT or BORROW.' }),
     ltv: t.exposeFloat('ltv', { description: 'Loan-to-value of the account as a fraction (0.42 = 42 %).' }),
     liquidationPrice: t.exposeFloat('liquidationPrice', { description: 'Price of the collateral at which it is liquidated, in USD.' }),
-    actions: t.field({
+    actions: t.expose('actions', {
       type: LendingPositionActionsRef,
       nullable: false,
       description: 'Action links for this position.',
-      resolve: (p) => p.actions,
     }),
   }),
 });
@@ -183,7 +181,7 @@ builder.node(builder.objectRef<PerpetualPosition>(TYPENAMES.PERPETUAL), {
   ...nodeOptions('PERPETUAL'),
   description: 'A perpetual futures position.',
   fields: (t) => ({
-    side: t.field({ type: PositionSideEnum, nullable: false, description: 'LONG or SHORT.', resolve: (p) => p.side }),
+    side: t.expose('side', { type: PositionSideEnum, nullable: false, description: 'LONG or SHORT.' }),
     // Nullable like LoopPosition.leverage: same-named fields must share a type to be selected together.
     leverage: t.exposeFloat('leverage', { description: 'Leverage multiple (10 = 10x).' }),
     entryPrice: t.exposeFloat('entryPrice', { nullable: false, description: 'Average entry price, in USD.' }),
@@ -217,18 +215,17 @@ builder.node(builder.objectRef<PredictionPosition>(TYPENAMES.PREDICTION), {
   ...nodeOptions('PREDICTION'),
   description: 'Outcome shares of a prediction market.',
   fields: (t) => ({
-    side: t.field({ type: PositionSideEnum, nullable: false, description: 'The outcome held: YES or NO.', resolve: (p) => p.side }),
+    side: t.expose('side', { type: PositionSideEnum, nullable: false, description: 'The outcome held: YES or NO.' }),
     token: t.field({
       type: AssetRef,
       description: 'The outcome token.',
       resolve: (p, _args, ctx) => resolveToken(p.token, ctx),
     }),
-    costBasis: t.field({
+    costBasis: t.expose('costBasis', {
       type: CostBasisRef,
       nullable: false,
       description: 'What the shares held cost (average cost method).',
-      resolve: (p) => p.costBasis,
     }),
-    pnl: t.field({ type: ProfitAndLossRef, description: 'Profit and loss, in USD.', resolve: (p) => p.pnl }),
+    pnl: t.expose('pnl', { type: ProfitAndLossRef, description: 'Profit and loss, in USD.' }),
   }),
 });

@@ -51,11 +51,7 @@ builder.node(WalletRef, {
         description: 'A page of positions.',
         edgesField: { description: 'The positions of this page, each with its cursor.' },
         fields: (c) => ({
-          totalCount: c.int({
-            nullable: false,
-            description: 'How many positions match the filters, over all pages.',
-            resolve: (connection) => connection.totalCount,
-          }),
+          totalCount: c.exposeInt('totalCount', { nullable: false, description: 'How many positions match the filters, over all pages.' }),
         }),
       },
       { name: 'WalletPositionsEdge', description: 'A position and its cursor.', nodeField: { description: 'The position.' } },
