@@ -16,9 +16,9 @@
  * undici's deduplicate interceptor shares HTTP dispatches only, and a memoized promise gives no waiter
  * its own deadline nor tells an abandoned leader from an answer.
  */
-import { toError, Waiter, type Caller, type Outcome } from './inflight-waiter.js';
+import { toError, Waiter, type Answer, type Caller, type Outcome } from './inflight-waiter.js';
 
-export { toError, Waiter, type Caller } from './inflight-waiter.js';
+export { toError, Waiter, type Answer, type Caller } from './inflight-waiter.js';
 
 /** The caller a flight's work belongs to: once it left, the flight's answer is not shared. */
 export interface Owner {
@@ -81,9 +81,19 @@ export class InFlight<K, T, M = undefined, O extends object = object> {
 
   /** Starts `work` under `key` (in place of any flight listed there), listed until it settles. */
   start(key: K, work: () => Promise<T>, options: StartOptions<M>): Flight<K, T, M> {
+    const flight = this.open(key, options);
+    flight.run(work);
+    return flight;
+  }
+
+  /**
+   * Lists under `key` (in place of any flight listed there) a flight whose work the caller runs and
+   * settles itself with the flight's `resolve` or `reject` (an upstream call that settles through a
+   * callback: no promise to await per flight).
+   */
+  open(key: K, options: StartOptions<M>): Flight<K, T, M> {
     const flight = new Flight(key, this, options.meta, options.owner?.signal, options.owner?.deadlineAt, options.abandoned);
     this.#flights.set(key, flight);
-    flight.run(work);
     return flight;
   }
 
@@ -128,7 +138,7 @@ export class InFlight<K, T, M = undefined, O extends object = object> {
 }
 
 export class Flight<K, T, M> {
-  /** The work's own outcome, for its owner (a flight started with work; one led by its owner has none). */
+  /** The work's own outcome, for its owner (a flight started with work; one led by its owner or opened has none). */
   result!: Promise<T>;
   // Made when the first waiter joins: most executions' flights are never joined.
   #waiters: Set<Waiter<T>> | undefined;
@@ -182,7 +192,12 @@ export class Flight<K, T, M> {
 
   /** Waits on this flight as `caller`. */
   join(caller: Caller = {}): Waiter<T> {
-    const waiter = new Waiter<T>(caller, this);
+    return this.joinWith(caller, undefined);
+  }
+
+  /** Waits on this flight as `caller`, its outcome handed to `to` (no promise of the waiter's own; undefined: `answer`). */
+  joinWith(caller: Caller, to: Answer<T> | undefined): Waiter<T> {
+    const waiter = new Waiter<T>(caller, this, to);
     if (this.#outcome) {
       waiter.settle(this.#answerFor(caller, this.#outcome));
       return waiter;
