@@ -141,6 +141,8 @@ export class Flight<K, T, M> {
   /** The work's own outcome, for its owner (a flight started with work; one led by its owner or opened has none). */
   result!: Promise<T>;
   // Made when the first waiter joins: most executions' flights are never joined.
+  // Most flights have one waiter: it is held as it is, and a set made when a second joins.
+  #waiter: Waiter<T> | undefined;
   #waiters: Set<Waiter<T>> | undefined;
   #outcome: Outcome<T> | undefined;
   #ended = false;
@@ -202,15 +204,21 @@ export class Flight<K, T, M> {
       waiter.settle(this.#answerFor(caller, this.#outcome));
       return waiter;
     }
-    (this.#waiters ??= new Set()).add(waiter);
+    if (this.#waiters) this.#waiters.add(waiter);
+    else if (!this.#waiter) this.#waiter = waiter;
+    else {
+      this.#waiters = new Set([this.#waiter, waiter]);
+      this.#waiter = undefined;
+    }
     waiter.arm();
     return waiter;
   }
 
   /** @internal A waiter left before the flight settled: the last to leave ends a flight that can be abandoned. */
   leave(waiter: Waiter<T>, reason: Error): void {
-    const waiters = this.#waiters;
-    if (!waiters?.delete(waiter) || waiters.size > 0 || !this.abandoned || this.#outcome) return;
+    if (this.#waiter === waiter) this.#waiter = undefined;
+    else if (!this.#waiters?.delete(waiter) || this.#waiters.size > 0) return;
+    if (!this.abandoned || this.#outcome) return;
     this.#ended = true;
     this.flights.unlist(this);
     this.abandoned(reason);
@@ -220,10 +228,11 @@ export class Flight<K, T, M> {
     if (this.#outcome) return;
     this.#outcome = outcome;
     this.flights.unlist(this);
+    const one = this.#waiter;
     const waiters = this.#waiters;
-    if (!waiters) return;
-    this.#waiters = undefined;
-    for (const waiter of waiters) waiter.settle(this.#answerFor(waiter.caller, outcome));
+    this.#waiter = this.#waiters = undefined;
+    if (one) one.settle(this.#answerFor(one.caller, outcome));
+    if (waiters) for (const waiter of waiters) waiter.settle(this.#answerFor(waiter.caller, outcome));
   }
 
   /** What a waiter is answered: the flight's outcome, unless it is not this waiter's to share. */
