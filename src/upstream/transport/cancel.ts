@@ -37,28 +37,24 @@ export const LISTEN_AFTER_MS = 20;
 /**
  * The calls with a signal, by age: `young` started in the current period, `aging` in the one before.
  * Each period, the aging calls still running get their signal listened to (or end at once, when it
- * already aborted), and the young ones' list becomes the aging one. A call answered is let go
- * (`UpstreamCall.release` clears its `listening`) and skipped at the check: a push a call, no removal.
+ * already aborted), and the young ones' set becomes the aging one. A call answered leaves its set
+ * (`UpstreamCall.release`).
  */
-let young: UpstreamCall[] = [];
-let aging: UpstreamCall[] = [];
+let young = new Set<UpstreamCall>();
+let aging = new Set<UpstreamCall>();
 let checking: NodeJS.Timeout | undefined;
-
-/** What a young call's `listening` is until the check (always empty): it is in the age lists, not yet in a signal's set. */
-const AGING = new Set<UpstreamCall>();
 
 function check(): void {
   const old = aging;
   aging = young;
-  young = [];
+  young = new Set();
   for (const call of old) {
-    if (call.listening !== AGING) continue;
     const signal = call.scope!.signal!;
     if (signal.aborted) abortedByCaller(call);
     else (call.listening = callsOf(signal)).add(call);
   }
   // Unreferenced: a call in flight keeps the process alive by its socket, not by this check.
-  checking = aging.length > 0 ? setTimeout(check, LISTEN_AFTER_MS).unref() : undefined;
+  checking = aging.size > 0 ? setTimeout(check, LISTEN_AFTER_MS).unref() : undefined;
 }
 
 /**
@@ -71,8 +67,7 @@ export const cancel: Layer = (next) =>
     const signal = call.scope?.signal;
     if (signal?.aborted) abortedByCaller(call);
     else if (signal) {
-      call.listening = AGING;
-      young.push(call);
+      (call.listening = young).add(call);
       checking ??= setTimeout(check, LISTEN_AFTER_MS).unref();
     }
     return next(call);
