@@ -55,7 +55,7 @@ class Written implements Settles {
     if (!call) return;
     if (this.onRequest || call.scope?.ledger) {
       const { service, method, route, status, attempts } = call;
-      this.#write({ service, method, route, status, durationMs: performance.now() - this.#started, attempts });
+      if (!this.#write({ service, method, route, status, durationMs: performance.now() - this.#started, attempts })) return;
     }
     this.caller.resolve(value);
   }
@@ -64,7 +64,9 @@ class Written implements Settles {
     const call = this.#over();
     if (!call) return;
     const failure = toUpstreamError(call.service, error, call.status);
-    if (this.onRequest || call.scope?.ledger) this.#write(failed(call, failure, performance.now() - this.#started));
+    if (this.onRequest || call.scope?.ledger) {
+      if (!this.#write(failed(call, failure, performance.now() - this.#started))) return;
+    }
     this.caller.reject(failure);
   }
 
@@ -78,9 +80,19 @@ class Written implements Settles {
     return call;
   }
 
-  #write(info: RequestInfo): void {
-    this.onRequest?.(info);
-    this.call.scope?.ledger?.call(info);
+  /**
+   * Writes `info` down; false when a hook threw, its error then being the caller's answer. This runs
+   * inside the dispatch handler's callback, where a throw would reach undici and leave the caller waiting.
+   */
+  #write(info: RequestInfo): boolean {
+    try {
+      this.onRequest?.(info);
+      this.call.scope?.ledger?.call(info);
+      return true;
+    } catch (error) {
+      this.caller.reject(error instanceof Error ? error : new Error(String(error)));
+      return false;
+    }
   }
 }
 

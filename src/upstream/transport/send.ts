@@ -143,7 +143,7 @@ class Exchange implements Dispatcher.DispatchHandler, Endable {
   #failed(error: Error): void {
     const call = this.#call;
     call.stopTimer();
-    if (call.guard) call.guard.failed(error).catch((failure: unknown) => call.to.reject(failure as Error));
+    if (call.guard) call.guard.failed(error).catch((failure: unknown) => call.to.reject(failure instanceof Error ? failure : new Error(String(failure))));
     else call.to.reject(error);
   }
 

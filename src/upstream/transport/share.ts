@@ -5,9 +5,9 @@ import { passDeadline } from './deadline.js';
 
 /**
  * Identical GETs in flight (same path and query, route, body cap and headers) make one call, its answer
- * shared: the shared call settles its flight, which settles each waiting call. The call answers to no one caller: it has its own timeout, and only the abort of its last
- * waiter ends it; each caller waits with its own deadline and signal. A GET whose caller learns its
- * body's size (`onBytes`) is its own.
+ * shared: the shared call settles its flight, which settles each waiting call. The call answers to no
+ * one caller: it has its own timeout, and only the abort of its last waiter ends it; each caller waits
+ * with its own deadline and signal. A GET whose caller learns its body's size (`onBytes`) is its own.
  *
  * `defaultHeaders` is the object a call without headers of its own carries: those are keyed as they
  * are; other headers (credentials) by their caller's key (`caller`, the hash the request made of its
