@@ -1,4 +1,4 @@
-import { credentialsDigest } from './subscriber-key.js';
+import { KeyedCredentials } from './subscriber-key.js';
 import type { SubscriberCredentials } from './upstream/index.js';
 
 /**
@@ -20,23 +20,19 @@ export function readCredentials(headers: Pick<Headers, 'get'>): Credentials {
 }
 
 /**
- * Subscriber credentials as a request's headers carry them, their key kept in a private field once
- * made: a WeakMap entry for each request's new object cost as much as the hash itself on a cached
- * hit's path (bench/PHASES.md, "cached hit"). Its own properties are those of a plain object.
+ * Subscriber credentials as a request's headers carry them, their key and the alerts client's
+ * headers kept once made (`KeyedCredentials`): a WeakMap entry for each request's new object cost as
+ * much as the hash itself on a cached hit's path (bench/PHASES.md, "cached hit").
  */
-class ReadSubscriber implements SubscriberCredentials {
+class ReadSubscriber extends KeyedCredentials {
   declare readonly clientKey?: string;
-  #key: string | undefined;
 
   constructor(
     readonly authorization: string,
     clientKey: string | null,
   ) {
+    super();
     if (clientKey) (this as { clientKey?: string }).clientKey = clientKey;
-  }
-
-  get key(): string {
-    return (this.#key ??= credentialsDigest(this));
   }
 }
 

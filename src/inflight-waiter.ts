@@ -16,17 +16,30 @@ export interface Caller {
 /** How a flight ended: its value, or its failure. */
 export type Outcome<T> = { value: T; error?: undefined } | { error: Error };
 
+/** Where a wait's outcome goes: the waiter's own promise, or what its caller already settles through (an upstream call's answer). */
+export interface Answer<T> {
+  resolve(value: T): void;
+  reject(error: Error): void;
+}
+
 /** One caller's wait: settled by the flight, or ended by its own signal, deadline or `end`. */
 export class Waiter<T> {
-  readonly #answer = Promise.withResolvers<T>();
-  readonly answer = this.#answer.promise;
+  /** The wait's outcome as a promise (a wait joined with an `Answer` of its own, `Flight.joinWith`, has none). */
+  readonly answer: Promise<T>;
+  readonly #to: Answer<T>;
   left = false;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(
     readonly caller: Caller,
     private readonly flight: { leave(waiter: Waiter<T>, reason: Error): void },
-  ) {}
+    to?: Answer<T>,
+  ) {
+    // A caller that settles through an answer of its own (an upstream call's) needs no promise made here.
+    const own = to ? undefined : Promise.withResolvers<T>();
+    this.#to = to ?? own!;
+    this.answer = own?.promise as Promise<T>;
+  }
 
   /** @internal Starts listening to the caller's signal and deadline (ending the wait at once when either already passed). */
   arm(): void {
@@ -54,8 +67,8 @@ export class Waiter<T> {
     this.left = true;
     clearTimeout(this.#timer);
     if (this.caller.signal) waitersBySignal.get(this.caller.signal)?.delete(this);
-    if (outcome.error) this.#answer.reject(outcome.error);
-    else this.#answer.resolve(outcome.value);
+    if (outcome.error) this.#to.reject(outcome.error);
+    else this.#to.resolve(outcome.value);
   }
 }
 

@@ -16,9 +16,9 @@
  * undici's deduplicate interceptor shares HTTP dispatches only, and a memoized promise gives no waiter
  * its own deadline nor tells an abandoned leader from an answer.
  */
-import { toError, Waiter, type Caller, type Outcome } from './inflight-waiter.js';
+import { toError, Waiter, type Answer, type Caller, type Outcome } from './inflight-waiter.js';
 
-export { toError, Waiter, type Caller } from './inflight-waiter.js';
+export { toError, Waiter, type Answer, type Caller } from './inflight-waiter.js';
 
 /** The caller a flight's work belongs to: once it left, the flight's answer is not shared. */
 export interface Owner {
@@ -81,9 +81,19 @@ export class InFlight<K, T, M = undefined, O extends object = object> {
 
   /** Starts `work` under `key` (in place of any flight listed there), listed until it settles. */
   start(key: K, work: () => Promise<T>, options: StartOptions<M>): Flight<K, T, M> {
+    const flight = this.open(key, options);
+    flight.run(work);
+    return flight;
+  }
+
+  /**
+   * Lists under `key` (in place of any flight listed there) a flight whose work the caller runs and
+   * settles itself with the flight's `resolve` or `reject` (an upstream call that settles through a
+   * callback: no promise to await per flight).
+   */
+  open(key: K, options: StartOptions<M>): Flight<K, T, M> {
     const flight = new Flight(key, this, options.meta, options.owner?.signal, options.owner?.deadlineAt, options.abandoned);
     this.#flights.set(key, flight);
-    flight.run(work);
     return flight;
   }
 
@@ -128,9 +138,11 @@ export class InFlight<K, T, M = undefined, O extends object = object> {
 }
 
 export class Flight<K, T, M> {
-  /** The work's own outcome, for its owner (a flight started with work; one led by its owner has none). */
+  /** The work's own outcome, for its owner (a flight started with work; one led by its owner or opened has none). */
   result!: Promise<T>;
   // Made when the first waiter joins: most executions' flights are never joined.
+  // Most flights have one waiter: it is held as it is, and a set made when a second joins.
+  #waiter: Waiter<T> | undefined;
   #waiters: Set<Waiter<T>> | undefined;
   #outcome: Outcome<T> | undefined;
   #ended = false;
@@ -182,20 +194,31 @@ export class Flight<K, T, M> {
 
   /** Waits on this flight as `caller`. */
   join(caller: Caller = {}): Waiter<T> {
-    const waiter = new Waiter<T>(caller, this);
+    return this.joinWith(caller, undefined);
+  }
+
+  /** Waits on this flight as `caller`, its outcome handed to `to` (no promise of the waiter's own; undefined: `answer`). */
+  joinWith(caller: Caller, to: Answer<T> | undefined): Waiter<T> {
+    const waiter = new Waiter<T>(caller, this, to);
     if (this.#outcome) {
       waiter.settle(this.#answerFor(caller, this.#outcome));
       return waiter;
     }
-    (this.#waiters ??= new Set()).add(waiter);
+    if (this.#waiters) this.#waiters.add(waiter);
+    else if (!this.#waiter) this.#waiter = waiter;
+    else {
+      this.#waiters = new Set([this.#waiter, waiter]);
+      this.#waiter = undefined;
+    }
     waiter.arm();
     return waiter;
   }
 
   /** @internal A waiter left before the flight settled: the last to leave ends a flight that can be abandoned. */
   leave(waiter: Waiter<T>, reason: Error): void {
-    const waiters = this.#waiters;
-    if (!waiters?.delete(waiter) || waiters.size > 0 || !this.abandoned || this.#outcome) return;
+    if (this.#waiter === waiter) this.#waiter = undefined;
+    else if (!this.#waiters?.delete(waiter) || this.#waiters.size > 0) return;
+    if (!this.abandoned || this.#outcome) return;
     this.#ended = true;
     this.flights.unlist(this);
     this.abandoned(reason);
@@ -205,10 +228,11 @@ export class Flight<K, T, M> {
     if (this.#outcome) return;
     this.#outcome = outcome;
     this.flights.unlist(this);
+    const one = this.#waiter;
     const waiters = this.#waiters;
-    if (!waiters) return;
-    this.#waiters = undefined;
-    for (const waiter of waiters) waiter.settle(this.#answerFor(waiter.caller, outcome));
+    this.#waiter = this.#waiters = undefined;
+    if (one) one.settle(this.#answerFor(one.caller, outcome));
+    if (waiters) for (const waiter of waiters) waiter.settle(this.#answerFor(waiter.caller, outcome));
   }
 
   /** What a waiter is answered: the flight's outcome, unless it is not this waiter's to share. */

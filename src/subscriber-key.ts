@@ -10,8 +10,7 @@ import type { SubscriberCredentials } from './upstream/alerts/client-types.js';
  */
 export function subscriberKey(credentials: SubscriberCredentials): string {
   // Credentials read from a request's headers keep their key themselves (credentials.ts): no WeakMap entry per request.
-  const own = (credentials as { readonly key?: unknown }).key;
-  if (typeof own === 'string') return own;
+  if (credentials instanceof KeyedCredentials) return credentials.key;
   let key = keys.get(credentials);
   if (key === undefined) keys.set(credentials, (key = credentialsDigest(credentials)));
   return key;
@@ -28,3 +27,29 @@ export function credentialsDigest(credentials: SubscriberCredentials): string {
  * client's shared reads all ask for it.
  */
 const keys = new WeakMap<SubscriberCredentials, string>();
+
+/**
+ * Credentials that keep what is made of them once in private fields (their key, and one holder's
+ * object: the alerts client's headers), rather than in WeakMap entries for each request's new object.
+ * Its own properties are those of a plain object.
+ */
+export abstract class KeyedCredentials implements SubscriberCredentials {
+  abstract readonly authorization: string;
+  declare readonly clientKey?: string;
+  #key: string | undefined;
+  #holder: object | undefined;
+  #held: unknown;
+
+  get key(): string {
+    return (this.#key ??= credentialsDigest(this));
+  }
+
+  /** What `holder` makes of these credentials, made once while it is the last holder to ask. */
+  heldBy<T>(holder: object, make: (credentials: this) => T): T {
+    if (this.#holder !== holder) {
+      this.#held = make(this);
+      this.#holder = holder;
+    }
+    return this.#held as T;
+  }
+}

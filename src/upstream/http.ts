@@ -136,26 +136,29 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       headers = { ...headers, 'content-type': 'application/json' };
     }
     const route = opts.route ?? `${method} ${p}`;
+    const call = new UpstreamCall({
+      service,
+      method,
+      path: `${prefix}${p}${buildQuery(opts.query)}`,
+      headers,
+      caller: opts.caller,
+      body,
+      route,
+      maxBytes: opts.maxBytes ?? ROUTE_BODY_LIMITS[opts.route ?? ''] ?? DEFAULT_BODY_LIMIT,
+      onBytes: opts.onBytes,
+      scope: opts.scope,
+      requestId: opts.scope?.requestId,
+    });
+    // The call's one promise: the layers settle it through the call (`call.to`), none makes its own.
+    const answer = Promise.withResolvers<T>();
+    call.to = answer;
     try {
-      return send(
-        new UpstreamCall({
-          service,
-          method,
-          path: `${prefix}${p}${buildQuery(opts.query)}`,
-          headers,
-          caller: opts.caller,
-          body,
-          route,
-          maxBytes: opts.maxBytes ?? ROUTE_BODY_LIMITS[opts.route ?? ''] ?? DEFAULT_BODY_LIMIT,
-          onBytes: opts.onBytes,
-          scope: opts.scope,
-          requestId: opts.scope?.requestId,
-        }),
-      ) as Promise<T>;
+      send(call);
     } catch (error) {
       // A call refused before it was made (no time left, no call left in the budget).
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      answer.reject(error instanceof Error ? error : new Error(String(error)));
     }
+    return answer.promise;
   }
 
   return {

@@ -26,7 +26,7 @@ import type {
 } from './types.js';
 import { type CallScope, detached } from '../../operation/index.js';
 import type { AlertsClient, SubscriberCredentials, SubscriptionChange } from './client-types.js';
-import { subscriberKey } from '../../subscriber-key.js';
+import { KeyedCredentials, subscriberKey } from '../../subscriber-key.js';
 
 /** A subscriber read's headers and the caller they speak for (the key the request made of its credentials: the transport shares its identical reads by it). */
 interface Caller {
@@ -41,14 +41,17 @@ function appIdsBody(appIds: readonly string[] | undefined): RawHistoryMarkBody {
 export function createAlertsClient(http: HttpClient): AlertsClient {
   const service = http.service;
 
-  // Built once per credentials object: a request's every call carries the same headers, merged once (http.ts).
+  // Built once per credentials object: a request's every call carries the same headers, merged once
+  // (http.ts), kept on credentials read from a request and in a WeakMap for any other.
   const callers = new WeakMap<SubscriberCredentials, Caller>();
+  const callerOf = (creds: SubscriberCredentials): Caller => ({
+    headers: http.callerHeaders({ authorization: creds.authorization, 'x-service-client-key': creds.clientKey }),
+    caller: subscriberKey(creds),
+  });
   function asCaller(creds: SubscriberCredentials): Caller {
+    if (creds instanceof KeyedCredentials) return creds.heldBy(callers, callerOf);
     let caller = callers.get(creds);
-    if (!caller) {
-      const headers = http.callerHeaders({ authorization: creds.authorization, 'x-service-client-key': creds.clientKey });
-      callers.set(creds, (caller = { headers, caller: subscriberKey(creds) }));
-    }
+    if (!caller) callers.set(creds, (caller = callerOf(creds)));
     return caller;
   }
 

@@ -131,9 +131,24 @@ export function guardedBy(breaker: Breaker): Layer {
   return (next) =>
     function guarded(call) {
       const guard = breaker.closed();
-      if (!guard) return breaker.outsideClosed(() => next(call));
-      call.guard = guard;
-      return next(call);
+      if (guard) {
+        call.guard = guard;
+        return next(call);
+      }
+      // Open or half-open: cockatiel's policy runs the call as a promise, whose outcome is the call's.
+      const to = call.to;
+      breaker
+        .outsideClosed(
+          () =>
+            new Promise((resolve, reject) => {
+              call.to = { resolve, reject };
+              next(call);
+            }),
+        )
+        .then(
+          (value) => to.resolve(value),
+          (error: unknown) => to.reject(error instanceof Error ? error : new Error(String(error))),
+        );
     };
 }
 

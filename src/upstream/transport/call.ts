@@ -5,8 +5,15 @@ import type { CallScope } from '../../operation/index.js';
  * One upstream call as it passes through the transport layers: what to send, and what the layers
  * learn and decide about it. One object per call, so that no layer needs a closure or a promise of its
  * own per call: a layer that holds something while the call runs puts it here, and it is let go when
- * the answer arrives (`release`, `stopTimer`).
+ * the answer arrives (`release`, `stopTimer`). The outcome goes to `to` (its caller's one promise, or
+ * the flight of a shared call), which whoever settles the call calls once.
  */
+
+/** Where a call's outcome goes: its caller's answer (`Promise.withResolvers`, the ledger's record) or the flight waiting on a shared call. */
+export interface Settles {
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+}
 
 /** Something in progress for a call that ending the call must stop: its dispatch, its pause before a retry, its wait on a shared call. */
 export interface Endable {
@@ -81,6 +88,8 @@ export class UpstreamCall implements CallSpec, Endable {
   guard: Guard | undefined = undefined;
   /** The shared call this one waits on (share.ts): its answer's status and attempts are this call's (`learn`). */
   sharedWith: UpstreamCall | undefined = undefined;
+  /** Takes the call's outcome: set by who made the call before it is sent, and wrapped by the ledger. */
+  to: Settles = NOWHERE;
   #running: Endable | undefined = undefined;
 
   constructor(spec: CallSpec) {
@@ -150,8 +159,18 @@ export class UpstreamCall implements CallSpec, Endable {
   }
 }
 
-/** A call through the layers below: resolves the parsed answer, rejects with the failure. */
-export type Send = (call: UpstreamCall) => Promise<unknown>;
+/** Nothing took the call's outcome yet: a layer that settles a call it was never given is a bug, not a silent drop. */
+const NOWHERE: Settles = {
+  resolve: () => {
+    throw new Error('an upstream call settled before anyone took its outcome');
+  },
+  reject: (error) => {
+    throw error;
+  },
+};
+
+/** A call through the layers below: its outcome, the parsed answer or the failure, goes to `call.to`. A synchronous throw is a failure too. */
+export type Send = (call: UpstreamCall) => void;
 
 /** One transport concern around the layers below it, in the style of undici's `Dispatcher.compose` interceptors. */
 export type Layer = (next: Send) => Send;

@@ -20,7 +20,7 @@ export function lanes(maxInFlight: number): Layer {
     return function inLane(call) {
       const operation = call.scope?.budget;
       if (!operation) return next(call);
-      return (operation.laneOf<Lane>(owner) ?? operation.keepLane(owner, new Lane(maxInFlight, next))).run(call);
+      (operation.laneOf<Lane>(owner) ?? operation.keepLane(owner, new Lane(maxInFlight, next))).run(call);
     };
   };
 }
@@ -38,22 +38,20 @@ class Lane implements Held {
     readonly next: Send,
   ) {}
 
-  run(call: UpstreamCall): Promise<unknown> {
+  run(call: UpstreamCall): void {
     if (this.#running < this.max) return this.#start(call);
-    return new Promise((resolve, reject) => {
-      const waiting = new Waiting(call, resolve, reject, this.#waiting);
-      // Its caller already left: rejected, not queued.
-      if (!call.endedBy) this.#waiting.push(waiting);
-    });
+    const waiting = new Waiting(call, this.#waiting);
+    // Its caller already left: failed, not queued.
+    if (!call.endedBy) this.#waiting.push(waiting);
   }
 
-  #start(call: UpstreamCall): Promise<unknown> {
+  #start(call: UpstreamCall): void {
     this.#running += 1;
     call.held = this;
     try {
-      return this.next(call);
+      this.next(call);
     } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      call.to.reject(error instanceof Error ? error : new Error(String(error)));
     }
   }
 
@@ -66,7 +64,8 @@ class Lane implements Held {
   #next(): void {
     for (let turn = this.#waiting.shift(); turn; turn = this.#waiting.shift()) {
       if (turn.call.deadlineAt > performance.now()) {
-        turn.go(this.#start(turn.call));
+        turn.go();
+        this.#start(turn.call);
         return;
       }
       passDeadline(turn.call);
@@ -77,11 +76,10 @@ class Lane implements Held {
 /** A call waiting for its operation's turn: ended (its deadline, its caller's abort) it leaves the line at once. */
 class Waiting implements Endable {
   readonly #timer: NodeJS.Timeout | undefined;
+  #gone = false;
 
   constructor(
     readonly call: UpstreamCall,
-    readonly resolve: (value: unknown) => void,
-    readonly reject: (reason: Error) => void,
     readonly line: Waiting[],
   ) {
     if (Number.isFinite(call.deadlineAt)) {
@@ -91,14 +89,17 @@ class Waiting implements Endable {
   }
 
   end(reason: Error): void {
+    // Past its turn, an end is the next layer's to act on (`UpstreamCall.runs` hands it the reason).
+    if (this.#gone) return;
     clearTimeout(this.#timer);
     const at = this.line.indexOf(this);
     if (at >= 0) this.line.splice(at, 1);
-    this.reject(reason);
+    this.call.to.reject(reason);
   }
 
-  go(sent: Promise<unknown>): void {
+  /** Its turn came: it stops waiting (the layers below take over the call's end). */
+  go(): void {
+    this.#gone = true;
     clearTimeout(this.#timer);
-    this.resolve(sent);
   }
 }

@@ -1,6 +1,6 @@
 import type { ServiceName, UpstreamError, UpstreamErrorKind } from '../errors.js';
 import { toUpstreamError } from '../failures.js';
-import type { Layer, UpstreamCall } from './call.js';
+import type { Layer, Settles, UpstreamCall } from './call.js';
 
 /** What one upstream call looked like, for metrics and logs. Never carries headers, query values or bodies. */
 export interface RequestInfo {
@@ -23,42 +23,76 @@ export interface RequestInfo {
  * Writes down every call it lets through, as its caller saw it (a wait on a shared call is its
  * caller's call): to `onRequest` (metrics, logs) and to the operation's ledger when it keeps one
  * (operation/ledger.ts). Every failure leaves it as the `UpstreamError` it wrote down (failures.ts).
- * The one step that waits for the caller's answer: the layers inside it hold what they need on the
- * call, let go here (`UpstreamCall.release`), rather than each awaiting the answer with a promise of its own.
+ * It takes the call's outcome before its caller does (`Written`): the layers inside hold what they
+ * need on the call, let go here (`UpstreamCall.release`), with no promise or step of their own.
  */
 export function ledger(onRequest: ((info: RequestInfo) => void) | undefined): Layer {
   return (next) =>
     function written(call) {
-      const started = performance.now();
-      let sent: Promise<unknown>;
+      const record = new Written(call, call.to, onRequest);
+      call.to = record;
       try {
-        sent = next(call);
+        next(call);
       } catch (error) {
-        sent = Promise.reject(error instanceof Error ? error : new Error(String(error)));
+        record.reject(error instanceof Error ? error : new Error(String(error)));
       }
-      return sent.then(
-        (value) => {
-          call.learn();
-          call.release();
-          if (onRequest || call.scope?.ledger) {
-            const { service, method, route, status, attempts } = call;
-            write(call, { service, method, route, status, durationMs: performance.now() - started, attempts });
-          }
-          return value;
-        },
-        (error: unknown) => {
-          call.learn();
-          call.release();
-          const failure = toUpstreamError(call.service, error, call.status);
-          if (onRequest || call.scope?.ledger) write(call, failed(call, failure, performance.now() - started));
-          throw failure;
-        },
-      );
     };
+}
 
-  function write(call: UpstreamCall, info: RequestInfo): void {
-    onRequest?.(info);
-    call.scope?.ledger?.call(info);
+/** A call's outcome on its way to its caller: written down first, once. */
+class Written implements Settles {
+  readonly #started = performance.now();
+  #done = false;
+
+  constructor(
+    readonly call: UpstreamCall,
+    readonly caller: Settles,
+    readonly onRequest: ((info: RequestInfo) => void) | undefined,
+  ) {}
+
+  resolve(value: unknown): void {
+    const call = this.#over();
+    if (!call) return;
+    if (this.onRequest || call.scope?.ledger) {
+      const { service, method, route, status, attempts } = call;
+      if (!this.#write({ service, method, route, status, durationMs: performance.now() - this.#started, attempts })) return;
+    }
+    this.caller.resolve(value);
+  }
+
+  reject(error: Error): void {
+    const call = this.#over();
+    if (!call) return;
+    const failure = toUpstreamError(call.service, error, call.status);
+    if (this.onRequest || call.scope?.ledger) {
+      if (!this.#write(failed(call, failure, performance.now() - this.#started))) return;
+    }
+    this.caller.reject(failure);
+  }
+
+  /** The call is over for its caller (undefined when it already was): what it holds is let go. */
+  #over(): UpstreamCall | undefined {
+    if (this.#done) return undefined;
+    this.#done = true;
+    const { call } = this;
+    call.learn();
+    call.release();
+    return call;
+  }
+
+  /**
+   * Writes `info` down; false when a hook threw, its error then being the caller's answer. This runs
+   * inside the dispatch handler's callback, where a throw would reach undici and leave the caller waiting.
+   */
+  #write(info: RequestInfo): boolean {
+    try {
+      this.onRequest?.(info);
+      this.call.scope?.ledger?.call(info);
+      return true;
+    } catch (error) {
+      this.caller.reject(error instanceof Error ? error : new Error(String(error)));
+      return false;
+    }
   }
 }
 

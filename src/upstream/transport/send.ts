@@ -9,14 +9,11 @@ import { Pause, type RetryPolicy } from './retry.js';
  * and the process-wide ceiling of bytes in flight (body.ts), its answer parsed or turned into the
  * failure its status means (status.ts), and the one retry `retry` allows. A dispatch handler rather
  * than undici's `request()`: no body stream, no AbortSignal per call; ending the call aborts the
- * dispatch through its controller. One promise per call, whatever its tries.
+ * dispatch through its controller. Its outcome goes to `call.to`, whatever its tries: no promise here.
  */
 export function createSend(agent: Dispatcher, origin: string, inFlight: InFlightBytes | undefined, retry: RetryPolicy | undefined): Send {
   const link: Link = { agent, origin, inFlight, retry };
-  return (call) =>
-    new Promise((resolve, reject) => {
-      new Exchange(call, link, resolve, reject).send();
-    });
+  return (call) => new Exchange(call, link).send();
 }
 
 /** What every exchange of one client shares. */
@@ -33,8 +30,6 @@ class Exchange implements Dispatcher.DispatchHandler, Endable {
   readonly #link: Link;
   readonly #inFlight: InFlightBytes | undefined;
   #controller: Dispatcher.DispatchController | undefined = undefined;
-  readonly #resolve: (value: unknown) => void;
-  readonly #reject: (error: Error) => void;
   #settled = false;
   #chunks: Buffer[] = [];
   /** Bytes read, all counted in the bytes in flight until the exchange settles. */
@@ -43,12 +38,10 @@ class Exchange implements Dispatcher.DispatchHandler, Endable {
   #ok = false;
   #headers: ResponseHeaders = {};
 
-  constructor(call: UpstreamCall, link: Link, resolve: (value: unknown) => void, reject: (error: Error) => void) {
+  constructor(call: UpstreamCall, link: Link) {
     this.#call = call;
     this.#link = link;
     this.#inFlight = link.inFlight;
-    this.#resolve = resolve;
-    this.#reject = reject;
   }
 
   send(): void {
@@ -133,7 +126,7 @@ class Exchange implements Dispatcher.DispatchHandler, Endable {
     this.#settle();
     call.stopTimer();
     call.guard?.succeeded();
-    this.#resolve(value);
+    call.to.resolve(value);
   }
 
   #fail(error: Error): void {
@@ -142,7 +135,7 @@ class Exchange implements Dispatcher.DispatchHandler, Endable {
     const call = this.#call;
     const pause = this.#link.retry?.(call, error);
     if (pause === undefined) return this.#failed(error);
-    const again = () => new Exchange(call, this.#link, this.#resolve, this.#reject).send();
+    const again = () => new Exchange(call, this.#link).send();
     new Pause(call, pause, again, (reason) => this.#failed(reason));
   }
 
@@ -150,8 +143,8 @@ class Exchange implements Dispatcher.DispatchHandler, Endable {
   #failed(error: Error): void {
     const call = this.#call;
     call.stopTimer();
-    if (call.guard) this.#resolve(call.guard.failed(error));
-    else this.#reject(error);
+    if (call.guard) call.guard.failed(error).catch((failure: unknown) => call.to.reject(failure instanceof Error ? failure : new Error(String(failure))));
+    else call.to.reject(error);
   }
 
   #settle(): void {

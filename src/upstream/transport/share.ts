@@ -5,9 +5,9 @@ import { passDeadline } from './deadline.js';
 
 /**
  * Identical GETs in flight (same path and query, route, body cap and headers) make one call, its answer
- * shared. The call answers to no one caller: it has its own timeout, and only the abort of its last
- * waiter ends it; each caller waits with its own deadline and signal. A GET whose caller learns its
- * body's size (`onBytes`) is its own.
+ * shared: the shared call settles its flight, which settles each waiting call. The call answers to no
+ * one caller: it has its own timeout, and only the abort of its last waiter ends it; each caller waits
+ * with its own deadline and signal. A GET whose caller learns its body's size (`onBytes`) is its own.
  *
  * `defaultHeaders` is the object a call without headers of its own carries: those are keyed as they
  * are; other headers (credentials) by their caller's key (`caller`, the hash the request made of its
@@ -21,7 +21,7 @@ export function share(defaultHeaders: Record<string, string>): Layer {
     return function joined(call) {
       if (call.method !== 'GET' || call.onBytes) return next(call);
       // Its caller already left: nothing to start or join.
-      if (call.endedBy) return Promise.reject(call.endedBy);
+      if (call.endedBy) return call.to.reject(call.endedBy);
       const who = call.headers === defaultHeaders ? '' : (call.caller ?? callerOf(call.headers));
       // Keyed by caller and path; a flight of another route label or body cap is not joined, but replaced in the listing.
       const key = who === '' ? call.path : `${who}\n${call.path}`;
@@ -29,20 +29,29 @@ export function share(defaultHeaders: Record<string, string>): Layer {
       // A shared call already ended (its last waiter left, or its timeout passed) is not joined: its end is on its way.
       if (!flight || flight.meta.endedBy || flight.meta.route !== call.route || flight.meta.maxBytes !== call.maxBytes) {
         const shared = call.forEveryone();
-        flight = inFlight.start(key, () => next(shared), { meta: shared, abandoned: (reason) => shared.end(reason) });
+        const opened = (flight = inFlight.open(key, { meta: shared, abandoned: (reason) => shared.end(reason) }));
+        // The shared call's outcome settles the flight itself, no promise between them.
+        shared.to = opened;
+        try {
+          next(shared);
+        } catch (error) {
+          opened.reject(error);
+        }
       }
       const shared = flight.meta;
+      // Its caller learns the shared call's status and attempts once answered (the ledger's `learn`), without a step of its own.
+      call.sharedWith = shared;
       // Its caller's abort and deadline end its wait through `call.runs` (cancel.ts), not the shared call;
       // its deadline needs a timer of its own only when it comes before the shared call's own timeout.
       const early = call.deadlineAt < shared.endsAt;
-      const waiter = flight.join(early ? { deadlineAt: call.deadlineAt, expired: () => expire(call) } : {});
+      const waiter = flight.joinWith(early ? { deadlineAt: call.deadlineAt, expired: () => expire(call) } : ANYONE, call.to);
       call.runs(waiter);
-      // Its caller learns the shared call's status and attempts once answered (the ledger's `learn`), without a step of its own.
-      call.sharedWith = shared;
-      return waiter.answer;
     };
   };
 }
+
+/** A waiter whose own deadline comes after the shared call's timeout: nothing of its own to arm. */
+const ANYONE = Object.freeze({});
 
 /** Ends `call` as its deadline passes (which ends its wait, through `call.runs`): the reason its wait ended with. */
 function expire(call: UpstreamCall): Error {
