@@ -10,7 +10,7 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { Config } from '../config.js';
 import { holding } from '../held.js';
-import { marketTokens, type Market, type Position, type TokenRef } from '../models/index.js';
+import { marketTokens, type Position, type TokenRef } from '../models/index.js';
 import { InFlight } from '../inflight.js';
 import { type CallScope, deadlineExceeded, detached } from '../operation/index.js';
 import type { Upstream } from '../upstream/index.js';
@@ -28,17 +28,16 @@ export interface PositionsStoreOptions {
   onPositions?: (positions: readonly Position[]) => void;
 }
 
-interface Copy {
-  positions: Position[];
-  fetchedAt: number;
+/** One wallet's positions as one read answered them, and when it answered (on the store's clock): their embedded markets are as of then. */
+export interface WalletPositions {
+  readonly positions: Position[];
+  readonly fetchedAt: number;
 }
 
 export interface PositionsStore {
   /** Every position of each wallet, in order; fresh copies and reads in flight are shared, the rest fetched together in one call. */
-  load(wallets: readonly string[], scope?: CallScope): Promise<Position[][]>;
-  /** When the positions read that carried this embedded market answered (on the store's clock); null for any other market. */
-  fetchedAtOf(market: Market): number | null;
-  /** The store's clock (what `fetchedAtOf` answers on). */
+  load(wallets: readonly string[], scope?: CallScope): Promise<WalletPositions[]>;
+  /** The store's clock (what `fetchedAt` is read on). */
   now(): number;
 }
 
@@ -62,10 +61,9 @@ export function createPositionsStore(deps: PositionsStoreDeps, options: Position
   const ttlMs = options.ttlMs ?? deps.config.positionsShareTtlMs;
   const maxWallets = options.maxWallets ?? DEFAULT_POSITIONS_MAX_WALLETS;
   const now = options.now ?? Date.now;
-  const copies = new Map<string, Copy>();
+  const copies = new Map<string, WalletPositions>();
   // Each wallet's read in flight, with when it started (on the store's clock): one read may carry several wallets.
-  const pending = new InFlight<string, Copy, number>();
-  const embedded = new WeakMap<Market, number>();
+  const pending = new InFlight<string, WalletPositions, number>();
   const maxBytes = options.maxBytes ?? DEFAULT_POSITIONS_MAX_BYTES;
   let bytes = 0;
   holding(copies, { name: 'shared_positions', bytes: () => bytes, maxBytes });
@@ -74,7 +72,7 @@ export function createPositionsStore(deps: PositionsStoreDeps, options: Position
     if (copy && copies.delete(wallet)) bytes -= copy.positions.length * POSITION_BYTES;
   };
   /** Holds a wallet's copy as the newest, dropping the oldest past either bound. */
-  const hold = (wallet: string, copy: Copy) => {
+  const hold = (wallet: string, copy: WalletPositions) => {
     drop(wallet);
     copies.set(wallet, copy);
     bytes += copy.positions.length * POSITION_BYTES;
@@ -112,10 +110,7 @@ export function createPositionsStore(deps: PositionsStoreDeps, options: Position
     const fetchedAt = now();
     options.onPositions?.(positions);
     const byOwner = new Map<string, Position[]>(wallets.map((wallet) => [wallet, []]));
-    for (const position of positions) {
-      if (position.market) embedded.set(position.market, fetchedAt);
-      byOwner.get(position.ownerAddress)?.push(position);
-    }
+    for (const position of positions) byOwner.get(position.ownerAddress)?.push(position);
     return { byOwner, fetchedAt };
   }
 
@@ -139,8 +134,8 @@ export function createPositionsStore(deps: PositionsStoreDeps, options: Position
     async load(wallets, scope) {
       if (ttlMs <= 0) {
         // Not shared: the request's own read, ended with it.
-        const { byOwner } = await read(wallets, scope);
-        return wallets.map((wallet) => byOwner.get(wallet) ?? []);
+        const { byOwner, fetchedAt } = await read(wallets, scope);
+        return wallets.map((wallet) => ({ positions: byOwner.get(wallet) ?? [], fetchedAt }));
       }
       const missing: string[] = [];
       for (const wallet of wallets) {
@@ -156,13 +151,10 @@ export function createPositionsStore(deps: PositionsStoreDeps, options: Position
       const waiter = { deadlineAt: scope?.deadline?.at, expired: () => deadlineExceeded('markets') };
       const answers = wallets.map((wallet) => {
         const copy = copies.get(wallet);
-        if (copy && acceptable(copy.fetchedAt, scope)) return Promise.resolve(copy.positions);
-        return pending.get(wallet)!.join(waiter).answer.then((c) => c.positions);
+        if (copy && acceptable(copy.fetchedAt, scope)) return Promise.resolve(copy);
+        return pending.get(wallet)!.join(waiter).answer;
       });
       return Promise.all(answers);
-    },
-    fetchedAtOf(market) {
-      return embedded.get(market) ?? null;
     },
     now,
   };
