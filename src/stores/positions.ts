@@ -104,22 +104,25 @@ export function createPositionsStore(deps: PositionsStoreDeps, options: Position
     }
   }
 
-  /** One read of these wallets' positions, grouped by owner in the order asked. */
-  async function read(wallets: readonly string[], scope: CallScope | undefined) {
+  /** One read of these wallets' positions: each wallet's, in the order asked. */
+  async function read(wallets: readonly string[], scope: CallScope | undefined): Promise<WalletPositions[]> {
     const positions = await upstream.markets.getPositions({ walletAddresses: wallets, scope });
     const fetchedAt = now();
     options.onPositions?.(positions);
+    // One wallet (a screen's read): its positions in one pass, without a map of owners.
+    if (wallets.length === 1) return [{ positions: positions.filter((p) => p.ownerAddress === wallets[0]), fetchedAt }];
     const byOwner = new Map<string, Position[]>(wallets.map((wallet) => [wallet, []]));
     for (const position of positions) byOwner.get(position.ownerAddress)?.push(position);
-    return { byOwner, fetchedAt };
+    return wallets.map((wallet) => ({ positions: byOwner.get(wallet)!, fetchedAt }));
   }
 
   function fetch(wallets: string[], scope: CallScope | undefined): void {
     const startedAt = now();
     // Other requests join this read: it runs to its end whatever this request's client or deadline does.
     const all = read(wallets, detached(scope));
-    for (const wallet of wallets) {
-      const flight = pending.start(wallet, () => all.then(({ byOwner, fetchedAt }) => ({ positions: byOwner.get(wallet) ?? [], fetchedAt })), { meta: startedAt });
+    for (let i = 0; i < wallets.length; i++) {
+      const wallet = wallets[i]!;
+      const flight = pending.start(wallet, () => all.then((reads) => reads[i]!), { meta: startedAt });
       flight.result.then(
         (copy) => {
           hold(wallet, copy);
@@ -130,45 +133,47 @@ export function createPositionsStore(deps: PositionsStoreDeps, options: Position
     }
   }
 
+  /** Fresh copies and reads in flight shared; the rest read together, in one call. */
+  async function shared(wallets: readonly string[], scope: CallScope | undefined): Promise<WalletPositions[]> {
+    const missing: string[] = [];
+    for (const wallet of wallets) {
+      const copy = copies.get(wallet);
+      if (copy && acceptable(copy.fetchedAt, scope)) continue;
+      const inFlight = pending.get(wallet);
+      // A read started before the client's bound could answer with a copy older than it allows.
+      if (inFlight && (!scope?.freshness || scope.freshness.accepts(inFlight.meta, now))) continue;
+      missing.push(wallet);
+    }
+    if (missing.length > 0) fetch(missing, scope);
+    // Each wallet's wait ends at this operation's deadline; the read goes on for the others.
+    const waiter = { deadlineAt: scope?.deadline?.at, expired: () => deadlineExceeded('markets') };
+    const answers = wallets.map((wallet) => {
+      const copy = copies.get(wallet);
+      if (copy && acceptable(copy.fetchedAt, scope)) return Promise.resolve(copy);
+      return pending.get(wallet)!.join(waiter).answer;
+    });
+    return Promise.all(answers);
+  }
+
   return {
-    async load(wallets, scope) {
-      if (ttlMs <= 0) {
-        // Not shared: the request's own read, ended with it.
-        const { byOwner, fetchedAt } = await read(wallets, scope);
-        return wallets.map((wallet) => ({ positions: byOwner.get(wallet) ?? [], fetchedAt }));
-      }
-      const missing: string[] = [];
-      for (const wallet of wallets) {
-        const copy = copies.get(wallet);
-        if (copy && acceptable(copy.fetchedAt, scope)) continue;
-        const inFlight = pending.get(wallet);
-        // A read started before the client's bound could answer with a copy older than it allows.
-        if (inFlight && (!scope?.freshness || scope.freshness.accepts(inFlight.meta, now))) continue;
-        missing.push(wallet);
-      }
-      if (missing.length > 0) fetch(missing, scope);
-      // Each wallet's wait ends at this operation's deadline; the read goes on for the others.
-      const waiter = { deadlineAt: scope?.deadline?.at, expired: () => deadlineExceeded('markets') };
-      const answers = wallets.map((wallet) => {
-        const copy = copies.get(wallet);
-        if (copy && acceptable(copy.fetchedAt, scope)) return Promise.resolve(copy);
-        return pending.get(wallet)!.join(waiter).answer;
-      });
-      return Promise.all(answers);
+    load(wallets, scope) {
+      // Not shared: the request's own read, ended with it.
+      return ttlMs <= 0 ? read(wallets, scope) : shared(wallets, scope);
     },
     now,
   };
 }
 
-/** The token records carried by positions (their markets', reward and outcome tokens), once each. */
+/**
+ * The token records carried by positions (their markets', reward and outcome tokens). A token carried
+ * by several positions is listed as often: remembering it again costs the records one lookup, less
+ * than finding the duplicates here.
+ */
 export function positionTokens(positions: readonly Position[]): TokenRef[] {
-  const tokens = new Map<string, TokenRef>();
-  const add = (token: TokenRef | null) => {
-    if (token && !tokens.has(token.assetId)) tokens.set(token.assetId, token);
-  };
+  const tokens: TokenRef[] = [];
   for (const position of positions) {
-    if (position.market) for (const token of marketTokens(position.market)) add(token);
-    if (position.type === 'REWARD' || position.type === 'PREDICTION') add(position.token);
+    if (position.market) for (const token of marketTokens(position.market)) tokens.push(token);
+    if ((position.type === 'REWARD' || position.type === 'PREDICTION') && position.token) tokens.push(position.token);
   }
-  return [...tokens.values()];
+  return tokens;
 }
