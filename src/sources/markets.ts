@@ -4,6 +4,7 @@ import type { Services } from '../services.js';
 import { MAX_HISTORY_MARKETS, MAX_POSITION_WALLETS, type MarketsClient } from '../upstream/index.js';
 import type { CallScope } from '../operation/index.js';
 import { asError, eventScope } from './common.js';
+import { WalletPositionsLoader } from './wallet-positions.js';
 
 /** The resolutions the market history call offers. */
 export type ApyHistoryResolution = (typeof MARKET_HISTORY_RESOLUTIONS)[number];
@@ -47,7 +48,7 @@ export class MarketsSource {
   #markets: DataLoader<string, Market | null> | undefined;
   #providers: DataLoader<string, Provider | null> | undefined;
   #apyHistories: DataLoader<ApyHistoryKey, MarketHistoryPoint[], string> | undefined;
-  #positions: DataLoader<string, Position[]> | undefined;
+  #positions: WalletPositionsLoader | undefined;
   #valueHistories: DataLoader<ValueHistoryKey, WalletValuePoint[], string> | undefined;
 
   constructor(services: MarketsServices, scope: CallScope = {}) {
@@ -96,9 +97,7 @@ export class MarketsSource {
   /** Every position of a wallet (unfiltered), batched over wallets up to POSITIONS_BATCH_SIZE per call. */
   positions(walletAddress: string): Promise<Position[]> {
     // Positions are shared across requests and callers (src/stores/positions.ts); the loader batches and deduplicates within the request.
-    this.#positions ??= new DataLoader((wallets) => this.#services.positions.load(wallets, this.#scope), {
-      maxBatchSize: Math.min(Math.max(1, this.#services.config.positionsBatchSize), MAX_POSITION_WALLETS),
-    });
+    this.#positions ??= new WalletPositionsLoader(this.#services.positions, this.#scope, Math.min(Math.max(1, this.#services.config.positionsBatchSize), MAX_POSITION_WALLETS));
     return this.#positions.load(walletAddress);
   }
 
@@ -138,7 +137,7 @@ export class MarketsSource {
 
   /** A market embedded in a position this request loaded, as of its positions call; null for any other market. */
   #positionFreshness(market: Market): Freshness | null {
-    const asOf = this.#services.positions.fetchedAtOf(market);
+    const asOf = this.#positions?.fetchedAtOf(market) ?? null;
     if (asOf === null) return null;
     // Read for this request (or by a read it joined that answered after it began): ORIGIN; a shared copy read before it: CACHE.
     return { source: asOf >= this.#startedAt ? 'ORIGIN' : 'CACHE', asOf: new Date(asOf), stale: false };

@@ -6,7 +6,7 @@ import type { CallScope } from '../operation/index.js';
 import { sliceOf, type ListingFilter, type ListingSlice } from './markets/filters.js';
 import { createListingReader } from './markets/reader.js';
 import { IndexRefresher } from './markets/refresher.js';
-import { ServedSnapshots, type IndexFreshness } from './markets/served.js';
+import { ServedSnapshots, type IndexFreshness, type Served } from './markets/served.js';
 
 export { INDEX_PAGE_SIZE } from './markets/reader.js';
 export type { ListingFilter } from './markets/filters.js';
@@ -85,7 +85,7 @@ export interface MarketIndex {
    * Same building rule as `markets`; no upstream call while the index is built. A page counts once in the ledger.
    * `totalCount` is how many markets the filter selects in the same snapshot (the matches are kept per filter).
    */
-  listing(filter: ListingFilter, page: { after: string | null; first: number }, scope?: CallScope): Promise<ListingPage | null>;
+  listing(filter: ListingFilter, page: { after: string | null; first: number }, scope?: CallScope): ListingPage | null | Promise<ListingPage | null>;
   /**
    * The freshness of a market this index served (to the operation of `scope`, whose bound may have had
    * it re-read); null for a market that is not the index's (one embedded in a position).
@@ -109,6 +109,13 @@ export function createMarketIndex(deps: MarketIndexDeps, options: MarketIndexOpt
   const refresher = new IndexRefresher({ read, logger, registry, refreshIntervalMs, staleAfterMs, now });
   const served = new ServedSnapshots(refresher, { logger, staleAfterMs, minClientRefreshAgeMs, now });
 
+  function pageOf(operation: Served, filter: ListingFilter, page: { after: string | null; first: number }, scope: CallScope | undefined): ListingPage | null {
+    const held = served.counted(scope, operation, 1);
+    const slice = sliceOf(held, filter, page);
+    // The slice is the snapshot's, shared by every request for the page: the freshness goes on a page of this request's own.
+    return slice && { ...slice, ...served.freshness(held, operation.source) };
+  }
+
   return {
     start: () => refresher.start(),
     stop: () => refresher.stop(),
@@ -123,12 +130,10 @@ export function createMarketIndex(deps: MarketIndexDeps, options: MarketIndexOpt
       return providerIds.map((id) => providers.get(id) ?? null);
     },
 
-    async listing(filter, page, scope) {
-      const operation = await served.snapshotFor(scope);
-      const held = served.counted(scope, operation, 1);
-      const slice = sliceOf(held, filter, page);
-      // The slice is the snapshot's, shared by every request for the page: the freshness goes on a page of this request's own.
-      return slice && { ...slice, ...served.freshness(held, operation.source) };
+    listing(filter, page, scope) {
+      // At once when the snapshot to serve is held (most requests): no promise made nor waited for.
+      const operation = served.snapshotFor(scope);
+      return operation instanceof Promise ? operation.then((decided) => pageOf(decided, filter, page, scope)) : pageOf(operation, filter, page, scope);
     },
 
     freshnessOf: (market, scope) => served.freshnessOf(market, scope),

@@ -10,7 +10,7 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { Config } from '../config.js';
 import { holding } from '../held.js';
-import { marketTokens, type Market, type Position, type TokenRef } from '../models/index.js';
+import { marketTokens, type Position, type TokenRef } from '../models/index.js';
 import { InFlight } from '../inflight.js';
 import { type CallScope, deadlineExceeded, detached } from '../operation/index.js';
 import type { Upstream } from '../upstream/index.js';
@@ -28,17 +28,16 @@ export interface PositionsStoreOptions {
   onPositions?: (positions: readonly Position[]) => void;
 }
 
-interface Copy {
-  positions: Position[];
-  fetchedAt: number;
+/** One wallet's positions as one read answered them, and when it answered (on the store's clock): their embedded markets are as of then. */
+export interface WalletPositions {
+  readonly positions: Position[];
+  readonly fetchedAt: number;
 }
 
 export interface PositionsStore {
   /** Every position of each wallet, in order; fresh copies and reads in flight are shared, the rest fetched together in one call. */
-  load(wallets: readonly string[], scope?: CallScope): Promise<Position[][]>;
-  /** When the positions read that carried this embedded market answered (on the store's clock); null for any other market. */
-  fetchedAtOf(market: Market): number | null;
-  /** The store's clock (what `fetchedAtOf` answers on). */
+  load(wallets: readonly string[], scope?: CallScope): Promise<WalletPositions[]>;
+  /** The store's clock (what `fetchedAt` is read on). */
   now(): number;
 }
 
@@ -62,10 +61,9 @@ export function createPositionsStore(deps: PositionsStoreDeps, options: Position
   const ttlMs = options.ttlMs ?? deps.config.positionsShareTtlMs;
   const maxWallets = options.maxWallets ?? DEFAULT_POSITIONS_MAX_WALLETS;
   const now = options.now ?? Date.now;
-  const copies = new Map<string, Copy>();
+  const copies = new Map<string, WalletPositions>();
   // Each wallet's read in flight, with when it started (on the store's clock): one read may carry several wallets.
-  const pending = new InFlight<string, Copy, number>();
-  const embedded = new WeakMap<Market, number>();
+  const pending = new InFlight<string, WalletPositions, number>();
   const maxBytes = options.maxBytes ?? DEFAULT_POSITIONS_MAX_BYTES;
   let bytes = 0;
   holding(copies, { name: 'shared_positions', bytes: () => bytes, maxBytes });
@@ -74,7 +72,7 @@ export function createPositionsStore(deps: PositionsStoreDeps, options: Position
     if (copy && copies.delete(wallet)) bytes -= copy.positions.length * POSITION_BYTES;
   };
   /** Holds a wallet's copy as the newest, dropping the oldest past either bound. */
-  const hold = (wallet: string, copy: Copy) => {
+  const hold = (wallet: string, copy: WalletPositions) => {
     drop(wallet);
     copies.set(wallet, copy);
     bytes += copy.positions.length * POSITION_BYTES;
@@ -106,25 +104,25 @@ export function createPositionsStore(deps: PositionsStoreDeps, options: Position
     }
   }
 
-  /** One read of these wallets' positions, grouped by owner in the order asked. */
-  async function read(wallets: readonly string[], scope: CallScope | undefined) {
+  /** One read of these wallets' positions: each wallet's, in the order asked. */
+  async function read(wallets: readonly string[], scope: CallScope | undefined): Promise<WalletPositions[]> {
     const positions = await upstream.markets.getPositions({ walletAddresses: wallets, scope });
     const fetchedAt = now();
     options.onPositions?.(positions);
+    // One wallet (a screen's read): its positions in one pass, without a map of owners.
+    if (wallets.length === 1) return [{ positions: positions.filter((p) => p.ownerAddress === wallets[0]), fetchedAt }];
     const byOwner = new Map<string, Position[]>(wallets.map((wallet) => [wallet, []]));
-    for (const position of positions) {
-      if (position.market) embedded.set(position.market, fetchedAt);
-      byOwner.get(position.ownerAddress)?.push(position);
-    }
-    return { byOwner, fetchedAt };
+    for (const position of positions) byOwner.get(position.ownerAddress)?.push(position);
+    return wallets.map((wallet) => ({ positions: byOwner.get(wallet)!, fetchedAt }));
   }
 
   function fetch(wallets: string[], scope: CallScope | undefined): void {
     const startedAt = now();
     // Other requests join this read: it runs to its end whatever this request's client or deadline does.
     const all = read(wallets, detached(scope));
-    for (const wallet of wallets) {
-      const flight = pending.start(wallet, () => all.then(({ byOwner, fetchedAt }) => ({ positions: byOwner.get(wallet) ?? [], fetchedAt })), { meta: startedAt });
+    for (let i = 0; i < wallets.length; i++) {
+      const wallet = wallets[i]!;
+      const flight = pending.start(wallet, () => all.then((reads) => reads[i]!), { meta: startedAt });
       flight.result.then(
         (copy) => {
           hold(wallet, copy);
@@ -135,48 +133,47 @@ export function createPositionsStore(deps: PositionsStoreDeps, options: Position
     }
   }
 
+  /** Fresh copies and reads in flight shared; the rest read together, in one call. */
+  async function shared(wallets: readonly string[], scope: CallScope | undefined): Promise<WalletPositions[]> {
+    const missing: string[] = [];
+    for (const wallet of wallets) {
+      const copy = copies.get(wallet);
+      if (copy && acceptable(copy.fetchedAt, scope)) continue;
+      const inFlight = pending.get(wallet);
+      // A read started before the client's bound could answer with a copy older than it allows.
+      if (inFlight && (!scope?.freshness || scope.freshness.accepts(inFlight.meta, now))) continue;
+      missing.push(wallet);
+    }
+    if (missing.length > 0) fetch(missing, scope);
+    // Each wallet's wait ends at this operation's deadline; the read goes on for the others.
+    const waiter = { deadlineAt: scope?.deadline?.at, expired: () => deadlineExceeded('markets') };
+    const answers = wallets.map((wallet) => {
+      const copy = copies.get(wallet);
+      if (copy && acceptable(copy.fetchedAt, scope)) return Promise.resolve(copy);
+      return pending.get(wallet)!.join(waiter).answer;
+    });
+    return Promise.all(answers);
+  }
+
   return {
-    async load(wallets, scope) {
-      if (ttlMs <= 0) {
-        // Not shared: the request's own read, ended with it.
-        const { byOwner } = await read(wallets, scope);
-        return wallets.map((wallet) => byOwner.get(wallet) ?? []);
-      }
-      const missing: string[] = [];
-      for (const wallet of wallets) {
-        const copy = copies.get(wallet);
-        if (copy && acceptable(copy.fetchedAt, scope)) continue;
-        const inFlight = pending.get(wallet);
-        // A read started before the client's bound could answer with a copy older than it allows.
-        if (inFlight && (!scope?.freshness || scope.freshness.accepts(inFlight.meta, now))) continue;
-        missing.push(wallet);
-      }
-      if (missing.length > 0) fetch(missing, scope);
-      // Each wallet's wait ends at this operation's deadline; the read goes on for the others.
-      const waiter = { deadlineAt: scope?.deadline?.at, expired: () => deadlineExceeded('markets') };
-      const answers = wallets.map((wallet) => {
-        const copy = copies.get(wallet);
-        if (copy && acceptable(copy.fetchedAt, scope)) return Promise.resolve(copy.positions);
-        return pending.get(wallet)!.join(waiter).answer.then((c) => c.positions);
-      });
-      return Promise.all(answers);
-    },
-    fetchedAtOf(market) {
-      return embedded.get(market) ?? null;
+    load(wallets, scope) {
+      // Not shared: the request's own read, ended with it.
+      return ttlMs <= 0 ? read(wallets, scope) : shared(wallets, scope);
     },
     now,
   };
 }
 
-/** The token records carried by positions (their markets', reward and outcome tokens), once each. */
+/**
+ * The token records carried by positions (their markets', reward and outcome tokens). A token carried
+ * by several positions is listed as often: remembering it again costs the records one lookup, less
+ * than finding the duplicates here.
+ */
 export function positionTokens(positions: readonly Position[]): TokenRef[] {
-  const tokens = new Map<string, TokenRef>();
-  const add = (token: TokenRef | null) => {
-    if (token && !tokens.has(token.assetId)) tokens.set(token.assetId, token);
-  };
+  const tokens: TokenRef[] = [];
   for (const position of positions) {
-    if (position.market) for (const token of marketTokens(position.market)) add(token);
-    if (position.type === 'REWARD' || position.type === 'PREDICTION') add(position.token);
+    if (position.market) for (const token of marketTokens(position.market)) tokens.push(token);
+    if ((position.type === 'REWARD' || position.type === 'PREDICTION') && position.token) tokens.push(position.token);
   }
-  return [...tokens.values()];
+  return tokens;
 }

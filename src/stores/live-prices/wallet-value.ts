@@ -30,7 +30,8 @@ export async function openWalletValue(deps: WalletValueDeps, address: string): P
   let ended = false;
 
   const load = async () => {
-    [positions = []] = await deps.positions.load([address]);
+    const [read] = await deps.positions.load([address]);
+    positions = read?.positions ?? [];
     readAt = Date.now();
     const wanted = [...new Set(positions.flatMap(pricedAssets))].slice(0, deps.maxAssets);
     if (feed && wanted.length === assetIds.length && wanted.every((id) => assetIds.includes(id))) return;
