@@ -99,6 +99,22 @@ describe('modules a gateway loads only when its configuration needs them', () =>
   );
 
   it(
+    'of graphql-jit, undici and rate-limiter-flexible, only what the gateway calls: no serializer compiler (fast-json-stringify, ajv), no fetch, no other limiters',
+    async () => {
+      const loaded = await packagesLoaded(sim, {});
+      expect(loaded.has('graphql-jit')).toBe(true);
+      // Its entry is resolved (src/plugins/graphql-jit.ts puts a stand-in at that path), never run: it would load ajv and fast-uri.
+      expect([...loaded].filter((name) => name.startsWith('ajv') || name === 'fast-uri')).toEqual([]);
+      expect(loaded.modules.filter((path) => path.startsWith('fast-json-stringify/') && path !== 'fast-json-stringify/index.js')).toEqual([]);
+      expect(loaded.modules.filter((path) => path === 'undici/index.js' || path.startsWith('undici/lib/web/') || path.startsWith('undici/lib/mock/'))).toEqual([]);
+      expect(loaded.modules).toContain('undici/lib/dispatcher/agent.js');
+      expect(loaded.modules.filter((path) => path.startsWith('rate-limiter-flexible/') && !path.startsWith('rate-limiter-flexible/lib/')).filter((path) => path !== 'rate-limiter-flexible/package.json')).toEqual([]);
+      expect(loaded.modules.filter((path) => /rate-limiter-flexible\/lib\/RateLimiter(Mongo|MySQL|Postgres|Cluster|Dynamo|Etcd)/.test(path))).toEqual([]);
+    },
+    SPAWN_TIMEOUT,
+  );
+
+  it(
     'the first WebSocket upgrade loads ws and graphql-ws and is answered',
     async () => {
       let answer: unknown;
