@@ -7,7 +7,8 @@ import { YogaServer, type YogaServerInstance, type YogaServerOptions } from 'gra
  * bundled undici (its fetch and WebSocket), which the gateway never uses and a process keeps for its
  * whole life. On Node, Yoga's `Request` is @whatwg-node/fetch's own, never the global, so the comparison
  * always answers `true`: that is the value given here. The heap this saves is in bench/PHASES.md
- * ("Start heap, fourth pass"); test/lazy-modules.test.ts fails when the bundled undici is loaded again.
+ * ("Start heap, fourth pass"); test/lazy-modules.test.ts fails when the bundled undici is loaded again, and
+ * test/yoga-server.test.ts when an upgrade of Yoga changes what its createYoga passes.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the constraint of Yoga's own createYoga
 export function createYogaServer<TServerContext extends Record<string, any>, TUserContext extends Record<string, any>>(
