@@ -2,7 +2,7 @@ import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import type { GraphQLError } from 'graphql';
-import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import type { Config } from './config.js';
 import type { RequestContext, ServerContext } from './context.js';
 import { maskError } from './errors.js';
@@ -37,6 +37,7 @@ import type { RunRefresh } from './response-cache/refresh.js';
 import type { Services } from './services.js';
 import { createRequestContext } from './request-context.js';
 import { renderGraphiQL } from './graphiql.js';
+import { createYogaServer } from './yoga-server.js';
 
 /**
  * Largest request body Yoga reads (413 beyond; Yoga's default is 25 MB). The largest real body is a
@@ -98,7 +99,7 @@ export function createApp(options: AppOptions): App {
   const slots = options.compression ?? new CompressionSlots();
   registerCompressionMetrics(services.registry);
   const cache = config.responseCache ? responseCache(options, (request, serverContext) => yoga.fetch(request, serverContext)) : null;
-  const yoga: YogaServerInstance<ServerContext, RequestContext> = createYoga<ServerContext, RequestContext>({
+  const yoga: YogaServerInstance<ServerContext, RequestContext> = createYogaServer<ServerContext, RequestContext>({
     schema,
     // The per-request root; the plugins before it hand it the caller and the deadline in the server context.
     context: (initial) => createRequestContext(initial, services),

@@ -1,4 +1,5 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
+import { http } from './node-http-module.js';
 import type { Registry } from 'prom-client';
 
 /**
@@ -7,7 +8,7 @@ import type { Registry } from 'prom-client';
  * `/metrics` (app.ts). Anything else here is 404 too. Starts nothing: `lifecycle.ts` listens and closes.
  */
 export function createMetricsServer(registry: Registry): Server {
-  return createServer((req, res) => {
+  return http.createServer((req, res) => {
     const path = req.url?.split('?', 1)[0];
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found: this port serves GET /metrics only\n');

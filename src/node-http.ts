@@ -1,5 +1,6 @@
-import { createServer, IncomingMessage, STATUS_CODES, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { http } from './node-http-module.js';
 
 /**
  * Node's HTTP server under Yoga: the server's own timeouts, and the request listener that reads small
@@ -94,7 +95,7 @@ const HELD = Symbol('body bytes');
  * (by the fast path, or whatwg-node under Yoga), so a path that knows the bytes (the direct path's
  * remembered bodies) answers without parsing them.
  */
-export class GatewayRequest extends IncomingMessage {
+export class GatewayRequest extends http.IncomingMessage {
   [HELD]: Buffer | undefined = undefined;
   #body: unknown = undefined;
 
@@ -159,7 +160,7 @@ function smallPost(req: IncomingMessage): boolean {
 
 /** `http.createServer` with the gateway's timeouts (and the fast path, when given). Responses are not limited: event streams stay open. */
 export function createHttpServer(handler: NodeHandler, timeouts: Readonly<ServerTimeouts> = SERVER_TIMEOUTS, fastPath?: FastPath): Server {
-  const server = createServer(
+  const server = http.createServer(
     {
       IncomingMessage: GatewayRequest,
       requestTimeout: timeouts.requestTimeoutMs,
@@ -207,6 +208,6 @@ const NODE_ANSWERS: Record<string, number> = { HPE_CHUNK_EXTENSIONS_OVERFLOW: 41
 const lingering = new WeakSet<Duplex>();
 
 function closingAnswer(status: number): string {
-  const body = JSON.stringify({ error: status === 414 ? 'request line (URL) too long' : status === 431 ? 'request headers too large' : STATUS_CODES[status] });
-  return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+  const body = JSON.stringify({ error: status === 414 ? 'request line (URL) too long' : status === 431 ? 'request headers too large' : http.STATUS_CODES[status] });
+  return `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 }

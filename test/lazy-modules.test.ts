@@ -41,11 +41,12 @@ async function packagesLoaded(sim: Simulator, env: Record<string, string>, use?:
   if (!listed) throw new Error(`no module list:\n${err}`);
   const urls = JSON.parse(listed[1]!) as string[];
   const modules = urls.flatMap((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+\/.*)/.exec(url)?.[1] ?? []);
-  return Object.assign(new Set(modules.map((path) => /^(?:@[^/]+\/)?[^/]+/.exec(path)![0])), { modules });
+  const builtins = JSON.parse(/NODE MODULES (.*)/.exec(err)?.[1] ?? '[]') as string[];
+  return Object.assign(new Set(modules.map((path) => /^(?:@[^/]+\/)?[^/]+/.exec(path)![0])), { modules, builtins });
 }
 
-/** Package names, and each loaded module as `package/path/in/it.js`. */
-type Loaded = Set<string> & { modules: string[] };
+/** Package names, each loaded module as `package/path/in/it.js`, and Node's own modules (`process.moduleLoadList`). */
+type Loaded = Set<string> & { modules: string[]; builtins: string[] };
 
 /** One query over graphql-transport-ws, as a browser's graphql-ws client sends it. */
 async function queryOverWebSocket(base: string): Promise<unknown> {
@@ -94,6 +95,25 @@ describe('modules a gateway loads only when its configuration needs them', () =>
         'graphql-scalars/esm/scalars/json/utils.js',
         'graphql-scalars/package.json',
       ]);
+    },
+    SPAWN_TIMEOUT,
+  );
+
+  it(
+    'of graphql-jit, undici and rate-limiter-flexible, only what the gateway calls (no serializer compiler, no fetch, no other limiters), and not Node’s bundled undici',
+    async () => {
+      const loaded = await packagesLoaded(sim, {});
+      expect(loaded.has('graphql-jit')).toBe(true);
+      // Its entry is resolved (src/plugins/graphql-jit.ts puts a stand-in at that path), never run: it would load ajv and fast-uri.
+      expect([...loaded].filter((name) => name.startsWith('ajv') || name === 'fast-uri')).toEqual([]);
+      expect(loaded.modules.filter((path) => path.startsWith('fast-json-stringify/') && path !== 'fast-json-stringify/index.js')).toEqual([]);
+      expect(loaded.modules.filter((path) => path === 'undici/index.js' || path.startsWith('undici/lib/web/') || path.startsWith('undici/lib/mock/'))).toEqual([]);
+      expect(loaded.modules).toContain('undici/lib/dispatcher/agent.js');
+      // Node's bundled undici (its fetch and WebSocket): an ES import of node:http or a read of globalThis.Request loads it.
+      expect(loaded.builtins).toContain('NativeModule internal/http');
+      expect(loaded.builtins.filter((name) => name.includes('undici'))).toEqual([]);
+      expect(loaded.modules.filter((path) => path.startsWith('rate-limiter-flexible/') && !path.startsWith('rate-limiter-flexible/lib/')).filter((path) => path !== 'rate-limiter-flexible/package.json')).toEqual([]);
+      expect(loaded.modules.filter((path) => /rate-limiter-flexible\/lib\/RateLimiter(Mongo|MySQL|Postgres|Cluster|Dynamo|Etcd)/.test(path))).toEqual([]);
     },
     SPAWN_TIMEOUT,
   );

@@ -1,6 +1,6 @@
 import { Counter } from 'prom-client';
 import type { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from './rate-limiters.js';
 import { subscriberKey } from '../credentials.js';
 import type { Services } from '../services.js';
 import type { Identity } from '../models/alerts.js';

@@ -18,7 +18,8 @@ import {
   type GraphQLInputType,
   type GraphQLSchema,
 } from 'graphql';
-import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import type { CompiledQuery } from 'graphql-jit';
+import { compileQuery, isCompiledQuery } from './graphql-jit.js';
 import { makeExecute, type Plugin } from 'graphql-yoga';
 
 /** What the compiled code of one document runs, and the serializer it compiled for the result's shape. */

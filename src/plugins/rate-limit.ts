@@ -3,7 +3,7 @@ import { Kind, OperationTypeNode, type DocumentNode, type ExecutionResult, type 
 import type { Plugin } from 'graphql-yoga';
 import type { Redis } from 'ioredis';
 import { Counter } from 'prom-client';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from './rate-limiters.js';
 import type { Context, ServerContext } from '../context.js';
 import { subscriberKey, type Credentials } from '../credentials.js';
 import { gatewayError } from '../errors.js';

@@ -1,4 +1,15 @@
-import { Agent } from 'undici';
+import { createRequire } from 'node:module';
+import type { Agent as UndiciAgent } from 'undici';
+
+/**
+ * undici's Agent from its own module, not the package's index: the index loads every other part of undici
+ * too (fetch, WebSocket, the caches, the mock agents), which the gateway never calls, since it sends with
+ * `agent.dispatch` only (transport/send.ts). The Agent's `request`, `stream` and `pipeline` helpers come with
+ * the index, which assigns them to `Dispatcher.prototype`: in a process that loads only this, they are
+ * missing, whatever the types say. The heap this saves is in bench/PHASES.md ("Start heap, fourth pass").
+ */
+const Agent = createRequire(import.meta.url)('undici/lib/dispatcher/agent.js') as typeof UndiciAgent;
+type Agent = UndiciAgent;
 
 /** The one connection pool every upstream client shares. */
 export interface AgentOptions {
