@@ -18,7 +18,7 @@ export function inlineRelayProperties(schema: GraphQLSchema): GraphQLSchema {
     for (const field of Object.values(type.getFields())) {
       if (!RELAY_PROPERTY_FIELDS.includes(field.name) || field.args.length > 0 || !field.resolve) continue;
       // An interface's value read inline lands its whole type switch in the list item's own compiled
-      // function, which ran slower than the same code behind the resolver (the markets page, PHASES.md).
+      // function, which ran slower than the same code behind the resolver (the markets page, bench/PHASES.md).
       if (isAbstractType(getNamedType(field.type))) continue;
       if (readsProperty(field.resolve, field.name)) field.resolve = undefined;
     }
