@@ -1,9 +1,9 @@
+import { LRUCache } from 'lru-cache';
 import { InFlight } from '../../inflight.js';
 import type { Asset } from '../../models/index.js';
 import { assertMayCall, detached, type CallScope } from '../../operation/index.js';
 import type { AssetsClient } from '../../upstream/index.js';
 import { heldLru } from '../../held.js';
-import { BoundedMap } from '../bounded-map.js';
 
 /** Which assets service a copy came from. */
 export type Origin = 'primary' | 'fallback';
@@ -45,7 +45,7 @@ export function createCopies(o: CopiesOptions): Copies {
   // Entries live until the stale-if-error bound (a 404 for its own TTL); freshness is decided per lookup
   // from `fetchedAt`. The bound is checked here on the lookup's clock reading rather than by lru-cache's
   // TTL, which reads the clock again and keeps its own times per entry: one clock read per lookup.
-  const copies = heldLru('asset_copies', new BoundedMap<string, Copy>({ max: o.maxEntries, maxSize: o.maxSizeBytes, sizeOf }));
+  const copies = heldLru('asset_copies', new LRUCache<string, Copy>({ max: o.maxEntries, maxSize: o.maxSizeBytes, sizeCalculation: sizeOf }));
   const expired = (copy: Copy, at: number) => at - copy.fetchedAt > (copy.asset === null ? o.notFoundTtlMs : o.maxStaleMs);
   const inFlight = new InFlight<string, Copy>();
 

@@ -1,5 +1,4 @@
-import { holding } from '../../held.js';
-import { BoundedMap } from '../bounded-map.js';
+import { countedCache } from '../../held.js';
 import { isValidAssetId, parseAssetId, type Asset, type TokenRef } from '../../models/index.js';
 
 /** A token record, and when the gateway last saw it. */
@@ -14,13 +13,9 @@ export interface TokenRecords {
   get(assetId: string): TokenRecord | undefined;
 }
 
-/** The most one record holds with its id and bookkeeping: records are of bounded size. */
-const TOKEN_RECORD_BYTES = 800;
-
 export function createTokenRecords(max: number, now: () => number): TokenRecords {
-  // An entry: an asset id, the token record (symbol, name, address, image URL) and the map's bookkeeping.
-  const records = new BoundedMap<string, TokenRecord>({ max, maxSize: max });
-  holding(records, { name: 'token_records', bytes: () => records.size * TOKEN_RECORD_BYTES, maxBytes: max * TOKEN_RECORD_BYTES });
+  // An entry: an asset id, the token record (symbol, name, address, image URL) and the LRU's bookkeeping.
+  const records = countedCache<string, TokenRecord>({ name: 'token_records', max, entryBytes: 800 });
   return {
     remember(tokens) {
       const seenAt = now();
