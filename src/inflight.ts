@@ -134,16 +134,33 @@ export class Flight<K, T, M> {
   #waiters: Set<Waiter<T>> | undefined;
   #outcome: Outcome<T> | undefined;
   #ended = false;
+  // Let go once the flight is unlisted (`#letGo`): a flight a stale reference still reaches then holds no call or request of its own.
+  #meta: M | undefined;
+  #abandoned: ((reason: Error) => void) | undefined;
 
   /** @internal Made by `InFlight.start` or `lead`. The owner's signal and deadline are kept as they are, without an object of their own. */
   constructor(
     readonly key: K,
     readonly flights: Pick<InFlight<K, T, M, never>, 'shares' | 'unlist'>,
-    readonly meta: M,
+    meta: M,
     private readonly ownerSignal: AbortSignal | undefined,
     private readonly ownerDeadlineAt: number | undefined,
-    private readonly abandoned: ((reason: Error) => void) | undefined,
-  ) {}
+    abandoned: ((reason: Error) => void) | undefined,
+  ) {
+    this.#meta = meta;
+    this.#abandoned = abandoned;
+  }
+
+  /**
+   * What the site keeps on the flight (when it started, its shared call), read while the flight is
+   * listed; undefined once it settled or was abandoned. A scavenge keeps whatever an old object points
+   * to, garbage or not, and V8 leaves the entries of a Map's outgrown tables in place: a settled flight
+   * still reached from one kept its call, and through it a whole request, alive into the old space
+   * (bench/PHASES.md "What survives scavenges").
+   */
+  get meta(): M {
+    return this.#meta as M;
+  }
 
   /** @internal */
   run(work: () => Promise<T>): void {
@@ -195,20 +212,28 @@ export class Flight<K, T, M> {
   /** @internal A waiter left before the flight settled: the last to leave ends a flight that can be abandoned. */
   leave(waiter: Waiter<T>, reason: Error): void {
     const waiters = this.#waiters;
-    if (!waiters?.delete(waiter) || waiters.size > 0 || !this.abandoned || this.#outcome) return;
+    const abandoned = this.#abandoned;
+    if (!waiters?.delete(waiter) || waiters.size > 0 || !abandoned || this.#outcome) return;
     this.#ended = true;
     this.flights.unlist(this);
-    this.abandoned(reason);
+    this.#letGo();
+    abandoned(reason);
   }
 
   #settle(outcome: Outcome<T>): void {
     if (this.#outcome) return;
     this.#outcome = outcome;
     this.flights.unlist(this);
+    this.#letGo();
     const waiters = this.#waiters;
     if (!waiters) return;
     this.#waiters = undefined;
     for (const waiter of waiters) waiter.settle(this.#answerFor(waiter.caller, outcome));
+  }
+
+  #letGo(): void {
+    this.#meta = undefined;
+    this.#abandoned = undefined;
   }
 
   /** What a waiter is answered: the flight's outcome, unless it is not this waiter's to share. */
