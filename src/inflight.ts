@@ -154,9 +154,8 @@ export class Flight<K, T, M> {
   /**
    * What the site keeps on the flight (when it started, its shared call), read while the flight is
    * listed; undefined once it settled or was abandoned. A scavenge keeps whatever an old object points
-   * to, garbage or not, and V8 leaves the entries of a Map's outgrown tables in place: a settled flight
-   * still reached from one kept its call, and through it a whole request, alive into the old space
-   * (bench/PHASES.md "What survives scavenges").
+   * to, garbage or not: a settled flight still reached from old garbage (likely a Map's outgrown table)
+   * kept its call, and through it a whole request, alive into the old space (bench/PHASES.md "What survives scavenges").
    */
   get meta(): M {
     return this.#meta as M;
