@@ -16,9 +16,11 @@
  * undici's deduplicate interceptor shares HTTP dispatches only, and a memoized promise gives no waiter
  * its own deadline nor tells an abandoned leader from an answer.
  */
-import { toError, Waiter, type Answer, type Caller, type Outcome } from './inflight-waiter.js';
+import { Flight } from './inflight-flight.js';
+import type { Caller } from './inflight-waiter.js';
 
 export { toError, Waiter, type Answer, type Caller } from './inflight-waiter.js';
+export { Flight, NotShared } from './inflight-flight.js';
 
 /** The caller a flight's work belongs to: once it left, the flight's answer is not shared. */
 export interface Owner {
@@ -33,11 +35,6 @@ export interface StartOptions<M> {
   meta: M;
   /** Ends the work when its last waiter leaves before it settles; without it the work runs on. */
   abandoned?: (reason: Error) => void;
-}
-
-/** A waiter's answer when the flight's outcome is not its to share: it runs its own work. */
-export class NotShared extends Error {
-  override message = 'the work in flight is not an answer to share';
 }
 
 /** How a site reads the owner it leads a flight as (an object it already holds, such as a request's context). */
@@ -134,114 +131,5 @@ export class InFlight<K, T, M = undefined, O extends object = object> {
   /** @internal A flight settled or was abandoned: nobody joins it any more. */
   unlist(flight: Flight<K, T, M>): void {
     if (this.#flights.get(flight.key) === flight) this.#flights.delete(flight.key);
-  }
-}
-
-export class Flight<K, T, M> {
-  /** The work's own outcome, for its owner (a flight started with work; one led by its owner or opened has none). */
-  result!: Promise<T>;
-  // Made when the first waiter joins: most executions' flights are never joined.
-  // Most flights have one waiter: it is held as it is, and a set made when a second joins.
-  #waiter: Waiter<T> | undefined;
-  #waiters: Set<Waiter<T>> | undefined;
-  #outcome: Outcome<T> | undefined;
-  #ended = false;
-
-  /** @internal Made by `InFlight.start` or `lead`. The owner's signal and deadline are kept as they are, without an object of their own. */
-  constructor(
-    readonly key: K,
-    readonly flights: Pick<InFlight<K, T, M, never>, 'shares' | 'unlist'>,
-    readonly meta: M,
-    private readonly ownerSignal: AbortSignal | undefined,
-    private readonly ownerDeadlineAt: number | undefined,
-    private readonly abandoned: ((reason: Error) => void) | undefined,
-  ) {}
-
-  /** @internal */
-  run(work: () => Promise<T>): void {
-    try {
-      this.result = work();
-    } catch (error) {
-      this.result = Promise.reject(toError(error));
-    }
-    void this.#await(this.result);
-  }
-
-  /** Settles with the outcome of `pending`: an async method rather than `then` with two new closures per flight. */
-  async #await(pending: Promise<T>): Promise<void> {
-    let value: T;
-    try {
-      value = await pending;
-    } catch (error) {
-      return this.reject(error);
-    }
-    this.resolve(value);
-  }
-
-  /** The owner's work answered `value` (a flight led by its owner is settled by it). */
-  resolve(value: T): void {
-    this.#settle({ value });
-  }
-
-  /** The owner's work failed. */
-  reject(error: unknown): void {
-    this.#settle({ error: toError(error) });
-  }
-
-  joinable(): boolean {
-    return !this.#ended && this.#outcome === undefined && !this.ownerSignal?.aborted;
-  }
-
-  /** Waits on this flight as `caller`. */
-  join(caller: Caller = {}): Waiter<T> {
-    return this.joinWith(caller, undefined);
-  }
-
-  /** Waits on this flight as `caller`, its outcome handed to `to` (no promise of the waiter's own; undefined: `answer`). */
-  joinWith(caller: Caller, to: Answer<T> | undefined): Waiter<T> {
-    const waiter = new Waiter<T>(caller, this, to);
-    if (this.#outcome) {
-      waiter.settle(this.#answerFor(caller, this.#outcome));
-      return waiter;
-    }
-    if (this.#waiters) this.#waiters.add(waiter);
-    else if (!this.#waiter) this.#waiter = waiter;
-    else {
-      this.#waiters = new Set([this.#waiter, waiter]);
-      this.#waiter = undefined;
-    }
-    waiter.arm();
-    return waiter;
-  }
-
-  /** @internal A waiter left before the flight settled: the last to leave ends a flight that can be abandoned. */
-  leave(waiter: Waiter<T>, reason: Error): void {
-    if (this.#waiter === waiter) this.#waiter = undefined;
-    else if (!this.#waiters?.delete(waiter) || this.#waiters.size > 0) return;
-    if (!this.abandoned || this.#outcome) return;
-    this.#ended = true;
-    this.flights.unlist(this);
-    this.abandoned(reason);
-  }
-
-  #settle(outcome: Outcome<T>): void {
-    if (this.#outcome) return;
-    this.#outcome = outcome;
-    this.flights.unlist(this);
-    const one = this.#waiter;
-    const waiters = this.#waiters;
-    this.#waiter = this.#waiters = undefined;
-    if (one) one.settle(this.#answerFor(one.caller, outcome));
-    if (waiters) for (const waiter of waiters) waiter.settle(this.#answerFor(waiter.caller, outcome));
-  }
-
-  /** What a waiter is answered: the flight's outcome, unless it is not this waiter's to share. */
-  #answerFor(caller: Caller, outcome: Outcome<T>): Outcome<T> {
-    if (this.ownerSignal?.aborted) return { error: new NotShared() };
-    // The owner ran out of time before this waiter: its answer may have had calls cut short.
-    const ownerAt = this.ownerDeadlineAt ?? Infinity;
-    if (ownerAt < (caller.deadlineAt ?? Infinity) && performance.now() >= ownerAt) return { error: new NotShared() };
-    if (!outcome.error && !this.flights.shares(outcome.value)) return { error: new NotShared() };
-    return outcome;
   }
 }

@@ -178,6 +178,25 @@ describe('InFlight: one way to share work in flight', () => {
     await expect(second.answer).rejects.toThrow('second left');
   });
 
+  it("a flight lets go of its site's meta once it settles or is abandoned: a stale reference to it holds no call", async () => {
+    const flights = new InFlight<string, string, { call: string }>();
+    const work = controlled<string>();
+    const settled = flights.start('a', work.work, { meta: { call: 'a' } });
+    expect(settled.meta).toEqual({ call: 'a' });
+    const answer = settled.join().answer;
+    work.resolve('done');
+    expect(await answer).toBe('done');
+    expect(settled.meta).toBeUndefined();
+
+    const ended: Error[] = [];
+    const abandoned = flights.start('b', controlled<string>().work, { meta: { call: 'b' }, abandoned: (reason) => ended.push(reason) });
+    const waiter = abandoned.join();
+    waiter.end(new Error('left'));
+    await expect(waiter.answer).rejects.toThrow('left');
+    expect(ended).toEqual([new Error('left')]);
+    expect(abandoned.meta).toBeUndefined();
+  });
+
   it('work that throws before returning a promise fails its waiters like a rejection', async () => {
     const flights = new InFlight<string, string>();
     await expect(

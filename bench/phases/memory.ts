@@ -7,11 +7,13 @@
  * simulator with 10,000 subscribers). Prints its RSS once ready (idle: the code loaded), after one
  * request, then after `requests` (default 3,000) of the screen (default mobile1000) at 50 connections,
  * with VmHWM (the peak the bench reports) and, when the gateway answers /metrics, its memory gauges.
- * Extra arguments are node flags for the server (`--trace-gc`, `--heapsnapshot-signal=SIGUSR2`, ...).
+ * Extra arguments are node flags for the server (`--trace-gc`, `--heapsnapshot-signal=SIGUSR2`, ...);
+ * `--promoted` preloads promoted.cjs and prints what the server's GCs promoted over the whole run.
  */
 import { startPhaseRig } from './rig.js';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { request } from 'undici';
 import { requestFor, settle, type WindowState } from '../throughput/measure.js';
@@ -23,7 +25,8 @@ import { type ServerKind } from '../throughput/types.js';
 const kind = (process.argv[2] ?? 'gateway') as ServerKind;
 const screenName = (process.argv[3] ?? 'mobile1000') as ScreenName;
 const requests = Number(process.argv[4] ?? 3000);
-const extraFlags = process.argv.slice(5);
+const promoted = process.argv.includes('--promoted');
+const extraFlags = process.argv.slice(5).map((flag) => (flag === '--promoted' ? `--require=${fileURLToPath(new URL('promoted.cjs', import.meta.url))}` : flag));
 // GATEWAY_ENTRY measures another build of the gateway (a copy of dist/), as profile.ts does.
 const entry = process.env['GATEWAY_ENTRY'];
 const CONNECTIONS = 50;
@@ -75,6 +78,11 @@ try {
     if (extraFlags.includes('--heapsnapshot-signal=SIGUSR2')) {
       process.kill(pid, 'SIGUSR2');
       await new Promise((r) => setTimeout(r, 15_000));
+    }
+    if (promoted) {
+      process.kill(pid, 'SIGUSR2');
+      await new Promise((r) => setTimeout(r, 1000));
+      console.log(`GCs over the run ${readFileSync(`/tmp/promoted-${pid}.json`, 'utf8')}`);
     }
     const figures = { server: kind, screen: screenName, requests, idle: MiB(idle), afterOne: MiB(afterOne), atEnd: MiB(atEnd), peak: MiB(peakRss(pid)), cpuMsPerRequest };
     console.log(JSON.stringify(figures));

@@ -26,19 +26,20 @@ export function share(defaultHeaders: Record<string, string>): Layer {
       // Keyed by caller and path; a flight of another route label or body cap is not joined, but replaced in the listing.
       const key = who === '' ? call.path : `${who}\n${call.path}`;
       let flight = inFlight.get(key);
+      // Read while listed: a flight lets go of its meta once it settles, which the start below may do at once.
+      let shared = flight?.meta;
       // A shared call already ended (its last waiter left, or its timeout passed) is not joined: its end is on its way.
-      if (!flight || flight.meta.endedBy || flight.meta.route !== call.route || flight.meta.maxBytes !== call.maxBytes) {
-        const shared = call.forEveryone();
-        const opened = (flight = inFlight.open(key, { meta: shared, abandoned: (reason) => shared.end(reason) }));
+      if (!flight || !shared || shared.endedBy || shared.route !== call.route || shared.maxBytes !== call.maxBytes) {
+        const started = (shared = call.forEveryone());
+        const opened = (flight = inFlight.open(key, { meta: started, abandoned: (reason) => started.end(reason) }));
         // The shared call's outcome settles the flight itself, no promise between them.
-        shared.to = opened;
+        started.to = opened;
         try {
-          next(shared);
+          next(started);
         } catch (error) {
           opened.reject(error);
         }
       }
-      const shared = flight.meta;
       // Its caller learns the shared call's status and attempts once answered (the ledger's `learn`), without a step of its own.
       call.sharedWith = shared;
       // Its caller's abort and deadline end its wait through `call.runs` (cancel.ts), not the shared call;
