@@ -15,8 +15,7 @@ export interface FlightList<K, T, M> {
 export class Flight<K, T, M> {
   /** The work's own outcome, for its owner (a flight started with work; one led by its owner or opened has none). */
   result!: Promise<T>;
-  // Made when the first waiter joins: most executions' flights are never joined.
-  // Most flights have one waiter: it is held as it is, and a set made when a second joins.
+  // Most flights have one waiter or none: the first is held as it is, a set made when a second joins.
   #waiter: Waiter<T> | undefined;
   #waiters: Set<Waiter<T>> | undefined;
   #outcome: Outcome<T> | undefined;
@@ -25,7 +24,7 @@ export class Flight<K, T, M> {
   #meta: M | undefined;
   #abandoned: ((reason: Error) => void) | undefined;
 
-  /** @internal Made by `InFlight.start` or `lead`. The owner's signal and deadline are kept as they are, without an object of their own. */
+  /** @internal Made by `InFlight.open` (and `start`), or by `InFlight.get` for a led flight's first waiter. The owner's signal and deadline are kept as they are, without an object of their own. */
   constructor(
     readonly key: K,
     readonly flights: FlightList<K, T, M>,
@@ -42,7 +41,7 @@ export class Flight<K, T, M> {
    * What the site keeps on the flight (when it started, its shared call), read while the flight is
    * listed; undefined once it settled or was abandoned. A scavenge keeps whatever an old object points
    * to, garbage or not: a settled flight still reached from old garbage (likely a Map's outgrown table)
-   * kept its call, and through it a whole request, alive into the old space (bench/PHASES.md "What survives scavenges").
+   * must not keep its call, and through it a whole request, alive into the old space (bench/PHASES.md "What survives scavenges").
    */
   get meta(): M {
     return this.#meta as M;
