@@ -4,9 +4,9 @@ export const REQUEST_ID_HEADER = 'x-request-id';
 /** What a caller may send as its request id: short and printable, so it is safe in logs and headers. */
 const ACCEPTED = /^[\w.:@/+=-]{1,128}$/;
 
-// The id is kept on the request under a symbol of this module's: a WeakMap entry per request made an
-// ephemeron per request for the collector, and its insertion showed in the profile. A request that
-// cannot take a property (frozen, sealed) keeps it in the WeakMap.
+// The id is kept on the request under a symbol of this module's, because a WeakMap entry per request
+// costs the collector an ephemeron per request. A request that cannot take a property (frozen, sealed)
+// keeps it in the WeakMap.
 const ID = Symbol('requestId');
 const ids = new WeakMap<Request, string>();
 type Held = Request & { [ID]?: string };
@@ -32,7 +32,7 @@ export function acceptedRequestId(header: string | string[] | null | undefined):
 }
 
 // A generated id is a random UUID made once per process with its last 12 hex digits replaced by a
-// counter: UUID-shaped as before, unique within the process (2^48 ids) and, by the random rest, across
+// counter: UUID-shaped, unique within the process (2^48 ids) and, by the random rest, across
 // replicas, at the cost of a number's formatting instead of a UUID's per request. An id names a request
 // in logs and upstream calls; it authorizes nothing, so it need not be unguessable.
 const PREFIX = randomUUID().slice(0, 24);
@@ -41,7 +41,7 @@ const COUNTER_LIMIT = 16 ** COUNTER_DIGITS;
 let counter = Math.floor(Math.random() * 2 ** 32);
 
 /** A new request id, of the form of a UUID (`8-4-4-4-12` lower-case hex digits). */
-export function generatedRequestId(): string {
+function generatedRequestId(): string {
   counter = (counter + 1) % COUNTER_LIMIT;
   return PREFIX + counter.toString(16).padStart(COUNTER_DIGITS, '0');
 }
