@@ -17,7 +17,7 @@ export function subscriberKey(credentials: SubscriberCredentials): string {
 }
 
 /** The SHA-256 of everything the alerts service identifies a subscriber by. */
-export function credentialsDigest(credentials: SubscriberCredentials): string {
+function credentialsDigest(credentials: SubscriberCredentials): string {
   return sha256(`${credentials.authorization}\n${credentials.clientKey ?? ''}`, 'hex');
 }
 
