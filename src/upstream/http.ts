@@ -14,6 +14,7 @@ import { createSend } from './transport/send.js';
 import { share } from './transport/share.js';
 import { DEFAULT_TIMEOUT_MS, timeout } from './transport/timeout.js';
 import { buildQuery, type Query } from './url.js';
+import { toError } from '../inflight-waiter.js';
 
 /**
  * The per-service HTTP client: each call passes through the transport layers of transport/, one
@@ -156,7 +157,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       send(call);
     } catch (error) {
       // A call refused before it was made (no time left, no call left in the budget).
-      answer.reject(error instanceof Error ? error : new Error(String(error)));
+      answer.reject(toError(error));
     }
     return answer.promise;
   }

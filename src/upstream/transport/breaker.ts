@@ -10,6 +10,7 @@ import {
 import { UpstreamError } from '../errors.js';
 import { endedByCaller } from '../failures.js';
 import type { Guard, Layer } from './call.js';
+import { toError } from '../../inflight-waiter.js';
 
 /** One circuit breaker per upstream client (cockatiel's policy, with the counting rules below), and the layer that runs calls inside it. */
 
@@ -147,7 +148,7 @@ export function guardedBy(breaker: Breaker): Layer {
         )
         .then(
           (value) => to.resolve(value),
-          (error: unknown) => to.reject(error instanceof Error ? error : new Error(String(error))),
+          (error: unknown) => to.reject(toError(error)),
         );
     };
 }

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Endable, Held, Layer, Send, UpstreamCall } from './call.js';
 import { passDeadline } from './deadline.js';
+import { toError } from '../../inflight-waiter.js';
 
 /**
  * At most `maxInFlight` calls of one operation to one service at once (one layer per service client);
@@ -51,7 +52,7 @@ class Lane implements Held {
     try {
       this.next(call);
     } catch (error) {
-      call.to.reject(error instanceof Error ? error : new Error(String(error)));
+      call.to.reject(toError(error));
     }
   }
 

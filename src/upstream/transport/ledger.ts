@@ -1,6 +1,7 @@
 import type { ServiceName, UpstreamError, UpstreamErrorKind } from '../errors.js';
 import { toUpstreamError } from '../failures.js';
 import type { Layer, Settles, UpstreamCall } from './call.js';
+import { toError } from '../../inflight-waiter.js';
 
 /** What one upstream call looked like, for metrics and logs. Never carries headers, query values or bodies. */
 export interface RequestInfo {
@@ -34,7 +35,7 @@ export function ledger(onRequest: ((info: RequestInfo) => void) | undefined): La
       try {
         next(call);
       } catch (error) {
-        record.reject(error instanceof Error ? error : new Error(String(error)));
+        record.reject(toError(error));
       }
     };
 }
@@ -90,7 +91,7 @@ class Written implements Settles {
       this.call.scope?.ledger?.call(info);
       return true;
     } catch (error) {
-      this.caller.reject(error instanceof Error ? error : new Error(String(error)));
+      this.caller.reject(toError(error));
       return false;
     }
   }

@@ -3,6 +3,7 @@ import { ERROR_BODY_LIMIT, inFlightBytesReached, tooLarge, type InFlightBytes } 
 import { parseAnswer, statusFailure, type ResponseHeaders } from '../status.js';
 import type { Endable, Send, UpstreamCall } from './call.js';
 import { Pause, type RetryPolicy } from './retry.js';
+import { toError } from '../../inflight-waiter.js';
 
 /**
  * The innermost step: one request on the shared undici dispatcher, its body read whole within its cap
@@ -55,7 +56,7 @@ class Exchange implements Dispatcher.DispatchHandler, Endable {
       this.#link.agent.dispatch({ origin: this.#link.origin, path: call.path, method: call.method, headers, body: call.body }, this);
     } catch (error) {
       // Refused before it was sent (undici's argument checks): the call's failure, as any other.
-      this.#fail(error instanceof Error ? error : new Error(String(error)));
+      this.#fail(toError(error));
     }
   }
 
@@ -143,7 +144,7 @@ class Exchange implements Dispatcher.DispatchHandler, Endable {
   #failed(error: Error): void {
     const call = this.#call;
     call.stopTimer();
-    if (call.guard) call.guard.failed(error).catch((failure: unknown) => call.to.reject(failure instanceof Error ? failure : new Error(String(failure))));
+    if (call.guard) call.guard.failed(error).catch((failure: unknown) => call.to.reject(toError(failure)));
     else call.to.reject(error);
   }
 
