@@ -25,8 +25,6 @@ export function readCredentials(headers: Pick<Headers, 'get'>): Credentials {
  * much as the hash itself on a cached hit's path (bench/PHASES.md, "cached hit").
  */
 class ReadSubscriber extends KeyedCredentials {
-  declare readonly clientKey?: string;
-
   constructor(
     readonly authorization: string,
     clientKey: string | null,
