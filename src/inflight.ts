@@ -6,8 +6,9 @@
  * - A flight is listed under its key until it settles (or is abandoned); who asks meanwhile joins it.
  * - Each waiter has its own signal and deadline: either ends its wait, with its own error, and the
  *   flight goes on for the others. The flight's failure is handed to every waiter.
- * - A flight owned by a caller (an execution, under its request's signal and deadline) is not joined
- *   once that caller left, and its waiters are told `NotShared`: they run their own.
+ * - A flight owned by a caller (started with an `owner`, or led by one: an execution, under its
+ *   request's signal and deadline) is not joined once that caller left, and its waiters are told
+ *   `NotShared`: they run their own.
  * - A flight started with `abandoned` ends when its last waiter leaves (an upstream call nobody awaits).
  * - Work its owner began and settles itself (`lead`, an execution) is listed as the owner: its flight
  *   is made when a first waiter joins, most executions being joined by none.
