@@ -6,7 +6,6 @@ export interface HitHead {
   mediaType: MediaType;
   /** The headers the entry was stored with (`extensions.http.headers`: Last-Modified). */
   stored: Record<string, string>;
-  length: number;
   /** The CORS headers for the request's origin, as name and value pairs (none: empty). */
   cors: readonly string[];
   requestId: string;
@@ -17,7 +16,6 @@ export interface HitHead {
   encoded: string | null;
 }
 
-
 /**
  * Writes a hit's 200, its headers in the order Yoga's pipeline sets them (content type, the stored
  * Last-Modified, length, CORS, request id, Cache-Control, Age, Vary, ETag, coding), through Node's own
@@ -26,7 +24,7 @@ export interface HitHead {
 export function writeHitHead(res: ServerResponse, head: HitHead, body: Buffer): void {
   const headers: string[] = ['content-type', `${head.mediaType}; charset=utf-8`];
   for (const name in head.stored) headers.push(name.toLowerCase(), head.stored[name]!);
-  headers.push('content-length', String(head.length));
+  headers.push('content-length', String(body.length));
   for (const value of head.cors) headers.push(value);
   headers.push('x-request-id', head.requestId, 'cache-control', head.cacheControl, 'age', String(head.age), 'vary', head.vary, 'etag', head.etag);
   if (head.encoded) headers.push('content-encoding', head.encoded);

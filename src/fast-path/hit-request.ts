@@ -88,7 +88,7 @@ function jsonPostTo(req: IncomingMessage): boolean {
 }
 
 /** A parsed JSON body's parameters, or null for any Yoga would refuse (the same for the same bytes). */
-export function bodyParams(body: unknown): Sent | null {
+function bodyParams(body: unknown): Sent | null {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
   const { query, operationName, variables, extensions, documentId } = body as Record<string, unknown>;
   for (const name in body) if (!PARAMETERS.has(name) && (body as Record<string, unknown>)[name] != null) return null;

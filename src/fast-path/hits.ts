@@ -205,7 +205,6 @@ function writeAnswer(hit: Hit, body: Buffer, cacheControl: string, age: number, 
   writeHitHead(hit.res, {
     mediaType: request.mediaType,
     stored: storedHeaders(hit.held),
-    length: body.length,
     cors: cors ? corsHeaders(cors) : NO_CORS,
     requestId: hit.requestId,
     cacheControl,

@@ -148,7 +148,7 @@ export class CompressionSlots {
 }
 
 /** Why an answer a client asked compressed was sent as it is: the cap on concurrent compressions, or the budget of a saturated process. */
-export type Uncompressed = 'concurrency_cap' | 'cpu_budget';
+type Uncompressed = 'concurrency_cap' | 'cpu_budget';
 
 /** Answers this process sent uncompressed, by reason: process-wide, as the CPU and the slots they stand for are the process's. */
 const uncompressed: Record<Uncompressed, number> = { concurrency_cap: 0, cpu_budget: 0 };

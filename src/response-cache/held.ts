@@ -1,6 +1,6 @@
 import type { ExecutionResult } from 'graphql';
 import { WIRE_FORMS, type WireForms } from '../etag.js';
-import { heldFreshness, resultBody, type ResponseCacheStore } from './store.js';
+import { heldAnswer, resultBody, type ResponseCacheStore } from './store.js';
 
 /** Marks an answer served from the cache (the symbol Yoga's response cache plugin marks with, kept for its readers). */
 const SERVED_FROM_CACHE = Symbol.for('servedFromResponseCache');
@@ -20,7 +20,7 @@ export interface Served {
  */
 export function served(held: ExecutionResult | null | undefined, graceMs: number, maxAgeMs: number | null): Served | null {
   if (!held) return null;
-  const freshness = heldFreshness(held);
+  const freshness = heldAnswer(held);
   const ageMs = freshness ? Math.max(0, Date.now() - freshness.storedAt) : 0;
   const stale = freshness !== undefined && ageMs > freshness.ttlMs;
   if (stale && (ageMs > freshness.ttlMs + graceMs || (maxAgeMs !== null && ageMs > maxAgeMs))) return null;

@@ -37,11 +37,6 @@ export interface Held extends Freshness {
 
 const heldOf = new WeakMap<object, Held>();
 
-/** The freshness of a result the store handed out (undefined for one it did not). */
-export function heldFreshness(result: ExecutionResult): Freshness | undefined {
-  return heldOf.get(result);
-}
-
 /** The freshness and UTF-8 bytes of a result the store handed out, in one lookup (undefined for one it did not). */
 export function heldAnswer(result: ExecutionResult): Held | undefined {
   return heldOf.get(result);

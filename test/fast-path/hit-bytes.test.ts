@@ -9,8 +9,8 @@ import { expectSameAnswer, parts, portOf, rawPost, sendRaw } from '../helpers/hi
 /**
  * A screen sends the same body on every request: the fast path for hits remembers a body it answered
  * and reads the next request of the same bytes without parsing them (src/fast-path/bodies.ts), and
- * writes a hit on a keep-alive connection as one string head (src/fast-path/head.ts). Both answer
- * exactly what the pipeline answers, on keep-alive connections as on closing ones.
+ * writes a hit's head through Node's own writeHead (src/fast-path/head.ts). Both answer exactly what
+ * the pipeline answers, on keep-alive connections as on closing ones.
  */
 const ORIGIN = 'https://app.example.com';
 const SMALL = '{ markets(first: 2) { edges { node { marketId } } } }';
