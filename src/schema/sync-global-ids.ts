@@ -26,8 +26,8 @@ const scratch = Buffer.allocUnsafeSlow(3 * SCRATCH_CHARS);
 const NOT_ASCII = /[\u0080-\uffff]/;
 
 /**
- * The relay plugin's global id (base64 of `Typename:id`'s UTF-8 bytes). An ASCII text (every id the
- * upstreams send so far) is its own UTF-8: `btoa` encodes it in one native call, where the buffer's
+ * The relay plugin's global id (base64 of `Typename:id`'s UTF-8 bytes). An ASCII text (the upstreams'
+ * ids are) is its own UTF-8: `btoa` encodes it in one native call, where the buffer's
  * write and slice are two with their argument checks (bench/PHASES.md). Other text is written through
  * one buffer (`encodeGlobalID` makes a buffer per id); synchronous, so no other id is written in between.
  */

@@ -3,6 +3,7 @@ import type { App, Channel, Identity, InboxPage, InboxSummary } from '../models/
 import type { Services } from '../services.js';
 import { UpstreamError, type SubscriberCredentials } from '../upstream/index.js';
 import type { CallScope } from '../operation/index.js';
+import { afterBatchTick } from './common.js';
 
 /** What a mutation can make stale; `inbox` covers the inbox pages and the unread counts. */
 export type AlertsDataKind = 'channels' | 'apps' | 'inbox';
@@ -74,11 +75,10 @@ export function createAlertsReads(
   return new CallerReads(services, creds, scope, options);
 }
 
-/** A promise settled after the current tick's promise jobs and then a `process.nextTick`, as a DataLoader's batch runs. */
+/** A promise settled when a DataLoader's batch would run (`afterBatchTick`). */
 function afterTick(): Promise<void> {
-  return new Promise((resolve) => void settled.then(() => process.nextTick(resolve)));
+  return new Promise((resolve) => afterBatchTick(resolve));
 }
-const settled = Promise.resolve();
 
 /**
  * One request's reads, as one object with its memos in fields: a request builds it on its first alerts

@@ -13,3 +13,13 @@ export function asError(error: unknown): Error {
 export function eventScope(scope: CallScope): CallScope {
   return scope.signal ? { signal: scope.signal } : {};
 }
+
+const settled = Promise.resolve();
+
+/**
+ * Runs `run` at the moment a DataLoader's batch runs: after the promise jobs already queued in this
+ * tick, then on `process.nextTick`, so that the loads asked by one tick's fields are seen together.
+ */
+export function afterBatchTick(run: () => void): void {
+  void settled.then(() => process.nextTick(run));
+}

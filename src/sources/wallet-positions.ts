@@ -1,6 +1,7 @@
 import type { Market, Position } from '../models/index.js';
 import type { CallScope } from '../operation/index.js';
 import type { PositionsStore, WalletPositions } from '../stores/positions.js';
+import { afterBatchTick } from './common.js';
 
 interface Queued {
   wallet: string;
@@ -40,8 +41,8 @@ export class WalletPositionsLoader {
         let queue = this.#queue;
         if (!queue) {
           this.#queue = queue = [];
-          // DataLoader's moment: after the promise jobs already queued, so the fields of one tick share a call.
-          void Promise.resolve().then(() => process.nextTick(() => this.#dispatch()));
+          // DataLoader's moment, so the fields of one tick share a call.
+          afterBatchTick(() => this.#dispatch());
         }
         queue.push({ wallet, resolve, reject });
       });

@@ -95,7 +95,7 @@ export interface AssetCacheOptions {
   notFoundTtlMs?: number;
   /** Token records remembered at most. Default 50 000. */
   maxTokenRecords?: number;
-  /** The clock, in ms (tests inject a fake one). Default `taskNow` (stores/clock.ts): `Date.now` read once per task. */
+  /** The clock, in ms (tests inject a fake one). Default `taskNow` (stores/clock.ts): `Date.now` read once per turn of the event loop. */
   now?: () => number;
 }
 
@@ -125,7 +125,7 @@ export interface AssetCacheDeps {
  */
 export function createAssetCache(deps: AssetCacheDeps, options: AssetCacheOptions = {}): AssetCache {
   const o = { ...ASSET_CACHE_DEFAULTS, ...withoutUndefined(options) };
-  // The clock of one task: a page's lookups read it per token and need (stores/clock.ts).
+  // One clock reading per turn of the event loop: a page's lookups read it per token and need (stores/clock.ts).
   const now = options.now ?? taskNow;
   const { upstream, logger } = deps;
 

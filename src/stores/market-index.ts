@@ -131,7 +131,7 @@ export function createMarketIndex(deps: MarketIndexDeps, options: MarketIndexOpt
     },
 
     listing(filter, page, scope) {
-      // At once when the snapshot to serve is held (most requests): no promise made nor waited for.
+      // At once when the snapshot to serve is held (most requests): no promise made here (the connection resolver still awaits the page).
       const operation = served.snapshotFor(scope);
       return operation instanceof Promise ? operation.then((decided) => pageOf(decided, filter, page, scope)) : pageOf(operation, filter, page, scope);
     },

@@ -18,7 +18,8 @@ import { MarketTypeEnum } from '../enums.js';
 import { AssetRef, MarketRef, PositionRef, WalletRef } from '../refs.js';
 import { resolveToken } from '../assets/resolve.js';
 
-const TYPENAMES = {
+/** Each kind of position's object type. */
+export const POSITION_TYPE_NAMES = {
   LENDING: 'LendingPosition',
   YIELD: 'YieldPosition',
   LOOP: 'LoopPosition',
@@ -26,8 +27,6 @@ const TYPENAMES = {
   REWARD: 'RewardPosition',
   PREDICTION: 'PredictionPosition',
 } as const satisfies Record<MarketType, string>;
-/** Each kind of position's object type. */
-export const POSITION_TYPE_NAMES: Readonly<Record<MarketType, string>> = TYPENAMES;
 
 /**
  * There is no by-id endpoint for positions: the node id carries the owner, so `node(id:)` can load
@@ -109,7 +108,7 @@ const LendingPositionActionsRef = builder.objectRef<Record<string, string>>('Len
 PositionRef.implement({
   description: "A wallet's holding in a market. The concrete type says which kind of market.",
   interfaces: [builder.nodeInterfaceRef()],
-  resolveType: (position) => TYPENAMES[position.type],
+  resolveType: (position) => POSITION_TYPE_NAMES[position.type],
   fields: (t) => ({
     positionId: t.exposeString('positionId', { nullable: false, description: "The upstream's own id of the position." }),
     type: t.expose('type', { type: MarketTypeEnum, nullable: false, description: 'The kind of market.' }),
@@ -143,7 +142,7 @@ function nodeOptions<T extends MarketType>(type: T) {
   };
 }
 
-builder.node(builder.objectRef<LendingPosition>(TYPENAMES.LENDING), {
+builder.node(builder.objectRef<LendingPosition>(POSITION_TYPE_NAMES.LENDING), {
   ...nodeOptions('LENDING'),
   description: 'A deposit into or a borrow from a lending market.',
   fields: (t) => ({
@@ -158,12 +157,12 @@ builder.node(builder.objectRef<LendingPosition>(TYPENAMES.LENDING), {
   }),
 });
 
-builder.node(builder.objectRef<YieldPosition>(TYPENAMES.YIELD), {
+builder.node(builder.objectRef<YieldPosition>(POSITION_TYPE_NAMES.YIELD), {
   ...nodeOptions('YIELD'),
   description: 'A deposit into a yield vault.',
 });
 
-builder.node(builder.objectRef<LoopPosition>(TYPENAMES.LOOP), {
+builder.node(builder.objectRef<LoopPosition>(POSITION_TYPE_NAMES.LOOP), {
   ...nodeOptions('LOOP'),
   description: 'A leveraged loop: token A supplied, token B borrowed.',
   fields: (t) => ({
@@ -177,7 +176,7 @@ builder.node(builder.objectRef<LoopPosition>(TYPENAMES.LOOP), {
   }),
 });
 
-builder.node(builder.objectRef<PerpetualPosition>(TYPENAMES.PERPETUAL), {
+builder.node(builder.objectRef<PerpetualPosition>(POSITION_TYPE_NAMES.PERPETUAL), {
   ...nodeOptions('PERPETUAL'),
   description: 'A perpetual futures position.',
   fields: (t) => ({
@@ -189,7 +188,7 @@ builder.node(builder.objectRef<PerpetualPosition>(TYPENAMES.PERPETUAL), {
   }),
 });
 
-builder.node(builder.objectRef<RewardPosition>(TYPENAMES.REWARD), {
+builder.node(builder.objectRef<RewardPosition>(POSITION_TYPE_NAMES.REWARD), {
   ...nodeOptions('REWARD'),
   description: 'Claimable rewards earned on another position; listed even after that position closed.',
   fields: (t) => ({
@@ -211,7 +210,7 @@ builder.node(builder.objectRef<RewardPosition>(TYPENAMES.REWARD), {
   }),
 });
 
-builder.node(builder.objectRef<PredictionPosition>(TYPENAMES.PREDICTION), {
+builder.node(builder.objectRef<PredictionPosition>(POSITION_TYPE_NAMES.PREDICTION), {
   ...nodeOptions('PREDICTION'),
   description: 'Outcome shares of a prediction market.',
   fields: (t) => ({
