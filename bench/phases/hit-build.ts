@@ -13,7 +13,7 @@ type Schema = typeof import('../../src/schema/index.js');
 
 export const CLIENT_KEY = 'client-key-0123456789';
 
-export const loadBuild = async <T>(build: string, file: string) => (await import(pathToFileURL(resolve(build, file)).href)) as T;
+const loadBuild = async <T>(build: string, file: string) => (await import(pathToFileURL(resolve(build, file)).href)) as T;
 
 /** The schema of `build`, for every build of the process. */
 export async function schemaOf(build: string): Promise<Schema['schema']> {

@@ -27,27 +27,25 @@ const faults: Record<string, (options: TestGatewayOptions) => Promise<{ gw: Test
 describe.each(Object.keys(faults))('when the assets service fails (%s)', (fault) => {
   const start = faults[fault]!;
 
-  test('a warm cache serves the last good copy as STALE, price included, without an error', async () => {
+  /** SOL read with the service up, then read again 60 s later with it failing; prices live 1 s. */
+  async function readThenReadFailing(assetCache: TestGatewayOptions['assetCache']) {
     const clock = fakeClock();
-    const { gw, fail } = await start({ assetCache: { now: clock.now, priceTtlMs: 1_000, metadataTtlMs: 1_000, staleWhileRevalidateMs: 0 } });
+    const { gw, fail } = await start({ assetCache: { now: clock.now, priceTtlMs: 1_000, staleWhileRevalidateMs: 0, ...assetCache } });
     const warm = await gw.execute(ASSET, { id: SOL });
-    expect(warm.data!['asset'].metadataSource).toBe('PRIMARY');
-
     await fail();
     clock.advance(60_000);
-    const res = await gw.execute(ASSET, { id: SOL });
+    return { warm, res: await gw.execute(ASSET, { id: SOL }) };
+  }
+
+  test('a warm cache serves the last good copy as STALE, price included, without an error', async () => {
+    const { warm, res } = await readThenReadFailing({ metadataTtlMs: 1_000 });
+    expect(warm.data!['asset'].metadataSource).toBe('PRIMARY');
     expect(res.errors).toBeUndefined();
     expect(res.data!['asset']).toEqual({ ...warm.data!['asset'], metadataSource: 'STALE' });
   });
 
   test('a price past its TTL is the last good copy\'s, without an error, while the metadata is within its TTL', async () => {
-    const clock = fakeClock();
-    const { gw, fail } = await start({ assetCache: { now: clock.now, priceTtlMs: 1_000, staleWhileRevalidateMs: 0 } });
-    const warm = await gw.execute(ASSET, { id: SOL });
-
-    await fail();
-    clock.advance(60_000);
-    const res = await gw.execute(ASSET, { id: SOL });
+    const { warm, res } = await readThenReadFailing({});
     expect(res.errors).toBeUndefined();
     expect(res.data!['asset']).toEqual({ ...warm.data!['asset'], metadataSource: 'CACHE' });
   });

@@ -8,9 +8,7 @@ import { priceChange, SECRET, startEventsGateway } from './helpers.js';
  * The longest synchronous stretch `work` holds the event loop for, in the main thread's own CPU time
  * between two turns of the loop. Other processes on a busy machine lengthen the wall clock between
  * turns, not this thread's CPU time, and GC helper threads are not counted: the bound holds on two
- * shared cores. (Measured on this machine: 36-40 ms with the whole body hashed and parsed at once,
- * 8-17 ms in slices at a load average of 22 on two cores, the rest being the main thread's share of a
- * scavenge.)
+ * shared cores. (The measured stretches are in the README's webhook row.)
  */
 async function longestStretchCpuMs<T>(work: () => Promise<T>): Promise<{ result: T; longestMs: number }> {
   let longest = 0;

@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import type { TestGateway } from './gateway.js';
 import { alertsKit } from './alerts-gateway.js';
 
-export const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 /** A distinct, well-formed (44-character base58) wallet address per number. */
 export function wallet(n: number): string {
   let out = '';

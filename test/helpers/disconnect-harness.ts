@@ -72,7 +72,7 @@ export async function startHarness(options: TestGatewayOptions = {}): Promise<Ha
   };
 }
 
-export const routeOf = (target: Target): string => target.route!.replace(/:id\b/, '{id}').replace(/:appId\b/, '{appId}');
+const routeOf = (target: Target): string => target.route!.replace(/:id\b/, '{id}').replace(/:appId\b/, '{appId}');
 export const callsTo = (h: Harness, target: Target) => h.calls.filter((c) => c.service === target.service && c.route === routeOf(target));
 export const hits = (h: Harness, target: Target) => h.gw.sim.controls.count(target.service, target.route);
 

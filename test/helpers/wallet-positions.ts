@@ -21,7 +21,7 @@ export const TYPENAME: Record<string, string> = {
 };
 // USD values follow simulated prices that move with the clock: the gateway and the raw reference
 // are read at the same frozen instant so they can be compared exactly.
-export const NOW = new Date('2026-11-01T12:00:00.000Z');
+const NOW = new Date('2026-11-01T12:00:00.000Z');
 
 export const positionCalls = (gw: TestGateway) => gw.sim.controls.count('markets', POSITIONS_ROUTE);
 
@@ -30,7 +30,7 @@ export function handTotal(raw: any[]): number {
   return raw.reduce((sum, p) => sum + (p.type === 'lending' && p.side === 'borrow' ? -1 : 1) * (p.amountUsd ?? 0), 0);
 }
 
-export function freezeClock() {
+function freezeClock() {
   vi.useFakeTimers({ toFake: ['Date'] });
   vi.setSystemTime(NOW);
 }

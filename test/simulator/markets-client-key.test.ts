@@ -1,8 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
-import { useMarketsSimulator } from '../helpers/markets-simulator.js';
-
-useMarketsSimulator();
 
 describe('client key', () => {
   it('answers 401 without the configured X-Service-Client-Key', async () => {

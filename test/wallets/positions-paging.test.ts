@@ -28,29 +28,28 @@ describe('Wallet.positions', () => {
     expect(seen).toEqual(raw.map((p) => p.id));
   });
 
-  it.each(TYPES)('filters by type %s', async (type) => {
-    const expected = raw.filter((p) => p.type === type.toLowerCase());
+  /** The positions `filter` selects: exactly `expected`, in the upstream order, counted; returns the edges. */
+  async function expectFiltered(filter: { type?: string; status?: string }, expected: typeof raw): Promise<any[]> {
     expect(expected.length).toBeGreaterThan(0);
-    const res: any = await gw.execute(WalletPositions, { address, type, first: 100 });
+    const res: any = await gw.execute(WalletPositions, { address, ...filter, first: 100 });
     expect(res.errors).toBeUndefined();
     const connection = res.data.wallet.positions;
     expect(connection.totalCount).toBe(expected.length);
     expect(connection.edges.map((e: any) => e.node.positionId)).toEqual(expected.map((p) => p.id));
-    for (const { node } of connection.edges) {
+    return connection.edges;
+  }
+
+  it.each(TYPES)('filters by type %s', async (type) => {
+    const edges = await expectFiltered({ type }, raw.filter((p) => p.type === type.toLowerCase()));
+    for (const { node } of edges) {
       expect(node.type).toBe(type);
       expect(node.__typename).toBe(TYPENAME[type]);
     }
   });
 
   it.each(STATUSES)('filters by market status %s', async (status) => {
-    const expected = raw.filter((p) => p.market?.status === status.toLowerCase());
-    expect(expected.length).toBeGreaterThan(0);
-    const res: any = await gw.execute(WalletPositions, { address, status, first: 100 });
-    expect(res.errors).toBeUndefined();
-    const connection = res.data.wallet.positions;
-    expect(connection.totalCount).toBe(expected.length);
-    expect(connection.edges.map((e: any) => e.node.positionId)).toEqual(expected.map((p) => p.id));
-    for (const { node } of connection.edges) expect(node.market.status).toBe(status);
+    const edges = await expectFiltered({ status }, raw.filter((p) => p.market?.status === status.toLowerCase()));
+    for (const { node } of edges) expect(node.market.status).toBe(status);
   });
 
   it('combines type and status', async () => {
