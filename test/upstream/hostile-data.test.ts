@@ -83,15 +83,12 @@ describe('a listing that never ends', () => {
     gw.sim.controls.setFault(LISTING, { transform: () => ({ markets: page.markets, cursor: `fresh-${n++}` }) });
     gw.sim.controls.resetCounts();
 
-    const started = performance.now();
     const res = await gw.execute(PAGE, { first: 3 }, { 'cache-control': 'no-cache' });
-    const tookMs = performance.now() - started;
     expect(res.status).toBe(200);
     expect(res.errors).toBeUndefined();
     expect(res.data!['markets'].edges.map((e: any) => e.node.freshness)).toEqual(Array(3).fill({ source: 'STALE', stale: true }));
     // Twice the pages of the index held, and five more.
     expect(gw.sim.controls.count('markets', 'GET /v0/markets')).toBe(2 * Math.ceil(held / 200) + 5);
-    expect(tookMs).toBeLessThan(5_000);
     expect(gw.services.marketIndex.info()).toMatchObject({ size: held, stale: true });
 
     // Healed: the next read is accepted and the index is fresh again.
