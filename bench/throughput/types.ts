@@ -33,7 +33,8 @@ export const WARM_UP_PER_CONNECTION = 4;
  * - `gateway-off`: `RESPONSE_CACHE=off`, the rest default (positions shared 2 s, verified identities
  *   believed 60 s, identical requests in flight collapsed, public data cached);
  * - `gateway-cold`: `RESPONSE_CACHE=off POSITIONS_SHARE_TTL_MS=0 AUTH_IDENTITY_TTL_MS=0`: every per-user
- *   read made, public data shared (as the baseline shares it);
+ *   read made, public reads shared (as the baseline shares them), and a screen's public root fields of
+ *   market and asset metadata held up to 1 s (`PUBLIC_SUBTREE_HOLD_MS`'s default), which the baseline does not do;
  * - `baseline`: hand-written, public reads shared, per-user reads every time; `bare`: the ceiling.
  */
 export type ServerKind = 'gateway' | 'gateway-off' | 'gateway-cold' | 'baseline' | 'bare';
@@ -43,7 +44,7 @@ export type Phase = 'cold' | 'warm';
 export const SERVER_LEGEND: Record<ServerKind, string> = {
   gateway: 'production defaults: response cache on (private 5 s), positions shared 2 s, identities believed 60 s, in-flight collapse, public data cached',
   'gateway-off': '`RESPONSE_CACHE=off`, the rest default: positions shared 2 s, identities believed 60 s, in-flight collapse and public data cached (not every read is made)',
-  'gateway-cold': '`RESPONSE_CACHE=off POSITIONS_SHARE_TTL_MS=0 AUTH_IDENTITY_TTL_MS=0`: every per-user read made on every request; public data (assets, market listings) cached, as in the baseline',
+  'gateway-cold': '`RESPONSE_CACHE=off POSITIONS_SHARE_TTL_MS=0 AUTH_IDENTITY_TTL_MS=0`: every per-user read made on every request; public reads (assets, market listings) cached, as in the baseline; public root fields of market and asset metadata (MobileHome\'s top lending markets, no prices) held up to 1 s (`PUBLIC_SUBTREE_HOLD_MS` default), which the baseline does not do',
   baseline: 'hand-written (bench/throughput/baseline/): undici `request` + `Promise.all`, no GraphQL; public reads cached process-wide (assets 10 s, market listings 30 s, one call in flight per key), every per-user read made',
   bare: 'a node `http` server sending the baseline\'s answer as a fixed body: the ceiling of the rig',
 };
