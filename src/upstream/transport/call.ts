@@ -53,6 +53,8 @@ export interface CallSpec {
   maxBytes: number;
   /** Learns the size of a 2xx body; such a call is never shared (its caller reports its own bytes). */
   onBytes: ((bytes: number) => void) | undefined;
+  /** What its caller makes of the parsed answer, applied as it is handed over (the ledger's record): its throw is the caller's failure. Undefined: the answer as parsed. */
+  map: ((raw: never) => unknown) | undefined;
   /** The operation the call is made for; undefined for a call that answers to no one operation (a shared call). */
   scope: CallScope | undefined;
   /** Sent as `X-Request-Id`: the request that made the call (a shared call: the one that started it). */
@@ -69,6 +71,7 @@ export class UpstreamCall implements CallSpec, Endable {
   readonly route: string;
   readonly maxBytes: number;
   readonly onBytes: ((bytes: number) => void) | undefined;
+  readonly map: ((raw: never) => unknown) | undefined;
   readonly scope: CallScope | undefined;
   readonly requestId: string | undefined;
   /** Requests sent (2 when the connection-level retry happened; 0 when none was, e.g. an open breaker). */
@@ -102,11 +105,12 @@ export class UpstreamCall implements CallSpec, Endable {
     this.route = spec.route;
     this.maxBytes = spec.maxBytes;
     this.onBytes = spec.onBytes;
+    this.map = spec.map;
     this.scope = spec.scope;
     this.requestId = spec.requestId;
   }
 
-  /** The same request as a call of its own that answers to no one caller (no scope), its body's size reported to no one: a shared call (share.ts). */
+  /** The same request as a call of its own that answers to no one caller (no scope), its body's size reported to no one, its answer handed over as parsed: a shared call (share.ts). */
   forEveryone(): UpstreamCall {
     return new UpstreamCall({
       service: this.service,
@@ -118,6 +122,7 @@ export class UpstreamCall implements CallSpec, Endable {
       route: this.route,
       maxBytes: this.maxBytes,
       onBytes: undefined,
+      map: undefined,
       scope: undefined,
       requestId: this.requestId,
     });
