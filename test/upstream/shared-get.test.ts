@@ -72,4 +72,23 @@ describe('identical GETs in flight', () => {
     expect(dispatched()).toBe(1);
     expect(calls.map((c) => c.errorCode ?? c.status)).toEqual(['DEADLINE', 200]);
   });
+
+  it("joins only the same caller's GET of the same path: another caller's, or another path, is a call of its own", async () => {
+    markets().reply(200, { markets: ['m'] }).delay(100).times(2);
+    agent.get(ORIGIN).intercept({ path: '/markets/v0/markets/other', method: 'GET' }).reply(200, { markets: [] }).delay(100);
+    const { http } = testClient(agent);
+    const ann = http.callerHeaders({ authorization: 'Bearer ann' });
+    const bob = http.callerHeaders({ authorization: 'Bearer bob' });
+    const reads = [
+      http.get('/v0/markets', { route, headers: ann, caller: 'ann' }),
+      http.get('/v0/markets/other', { route: 'GET /v0/markets/other', headers: ann, caller: 'ann' }),
+      http.get('/v0/markets', { route, headers: bob, caller: 'bob' }),
+      http.get('/v0/markets', { route, headers: ann, caller: 'ann' }),
+    ];
+    await vi.advanceTimersByTimeAsync(100);
+    expect(await Promise.all(reads)).toEqual([{ markets: ['m'] }, { markets: [] }, { markets: ['m'] }, { markets: ['m'] }]);
+    expect(dispatched()).toBe(3);
+    const sent = agent.getCallHistory()!.calls().map((c) => `${c.path} ${(c.headers as Record<string, string>)['authorization']}`);
+    expect(sent).toEqual(['/markets/v0/markets Bearer ann', '/markets/v0/markets/other Bearer ann', '/markets/v0/markets Bearer bob']);
+  });
 });

@@ -2,7 +2,7 @@ import { sha256 } from '../../hashing.js';
 import { toError, type Caller } from '../../inflight-waiter.js';
 import type { Layer, UpstreamCall } from './call.js';
 import { passDeadline } from './deadline.js';
-import { ANYONE, SharedGet } from './shared-get.js';
+import { ANYONE, Listing, SharedGet } from './shared-get.js';
 
 /**
  * Identical GETs in flight (same path and query, route, body cap and headers) make one call, its answer
@@ -16,20 +16,19 @@ import { ANYONE, SharedGet } from './shared-get.js';
  */
 export function share(defaultHeaders: Record<string, string>): Layer {
   return (next) => {
-    // Each key's GET in flight: its shared call's own timeout decides whether a waiter needs a timer.
-    const listing = new Map<string, SharedGet>();
+    // Each caller's GETs in flight: a shared call's own timeout decides whether a waiter needs a timer.
+    const listing = new Listing();
 
     return function joined(call) {
       if (call.method !== 'GET' || call.onBytes) return next(call);
       // Its caller already left: nothing to start or join.
       if (call.endedBy) return call.to.reject(call.endedBy);
       const who = call.headers === defaultHeaders ? '' : (call.caller ?? callerOf(call.headers));
-      // Keyed by caller and path; a GET of another route label or body cap is not joined, but replaced in the listing.
-      const key = who === '' ? call.path : `${who}\n${call.path}`;
-      const listed = listing.get(key);
+      // Listed by caller and path; a GET of another route label or body cap is not joined, but replaced in the listing.
+      const listed = listing.find(who, call.path);
       const shared = listed?.call;
       // A shared call already ended (its last waiter left, or its timeout passed) is not joined: its end is on its way.
-      if (!listed || !shared || shared.endedBy || shared.route !== call.route || shared.maxBytes !== call.maxBytes) return lead(call, key);
+      if (!listed || !shared || shared.endedBy || shared.route !== call.route || shared.maxBytes !== call.maxBytes) return lead(call, who);
       // Its caller learns the shared call's status and attempts once answered (the ledger's `learn`), without a step of its own.
       call.sharedWith = shared;
       // Its caller's abort and deadline end its wait through `call.runs` (cancel.ts), not the shared call.
@@ -37,9 +36,9 @@ export function share(defaultHeaders: Record<string, string>): Layer {
     };
 
     /** Starts the shared call for `call`, its first caller, which it settles directly until a second caller joins. */
-    function lead(call: UpstreamCall, key: string): void {
+    function lead(call: UpstreamCall, who: string): void {
       const started = call.forEveryone();
-      const get = new SharedGet(key, started, call, listing);
+      const get = new SharedGet(who, started.path, started, call, listing);
       started.to = get;
       call.sharedWith = started;
       try {

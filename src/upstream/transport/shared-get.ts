@@ -18,15 +18,17 @@ export class SharedGet implements Settles, Endable, FlightList<string, unknown, 
   #call: UpstreamCall | undefined;
 
   constructor(
-    readonly key: string,
+    /** The caller its headers speak for ('' for headers that speak for no one caller), and the path with its query. */
+    readonly who: string,
+    readonly path: string,
     call: UpstreamCall,
     first: UpstreamCall,
-    readonly listing: Map<string, SharedGet>,
+    readonly listing: Listing,
   ) {
     this.#call = call;
     this.#first = first;
     this.#firstTo = first.to;
-    listing.set(key, this);
+    listing.add(this);
   }
 
   /** The shared call, while it is listed and unsettled. */
@@ -69,14 +71,14 @@ export class SharedGet implements Settles, Endable, FlightList<string, unknown, 
 
   /** @internal The flight settled or was abandoned (or the first caller's outcome is taken): nobody joins any more. */
   unlist(): void {
-    if (this.listing.get(this.key) === this) this.listing.delete(this.key);
+    this.listing.remove(this);
     this.#call = undefined;
   }
 
   #shared(firstAs: Caller = ANYONE): Flight<string, unknown, SharedGet> {
     if (this.#flight) return this.#flight;
     const call = this.#call!;
-    const flight = (this.#flight = new Flight(this.key, this, this, undefined, undefined, (reason) => call.end(reason)));
+    const flight = (this.#flight = new Flight(this.path, this, this, undefined, undefined, (reason) => call.end(reason)));
     const first = this.#first;
     const to = this.#firstTo;
     this.#first = this.#firstTo = undefined;
@@ -96,3 +98,57 @@ export class SharedGet implements Settles, Endable, FlightList<string, unknown, 
 
 /** A waiter whose own deadline comes after the shared call's timeout: nothing of its own to arm. */
 export const ANYONE: Caller = Object.freeze({});
+
+/**
+ * The GETs in flight, by caller and path. A caller's own reads are listed under its key, the same
+ * string for all of its request's calls, whose hash is made once; each is found among that caller's
+ * few reads by its path, rather than under a key of the caller's hash and the path joined and hashed
+ * per call. Reads that speak for no one caller are listed by their path.
+ */
+export class Listing {
+  readonly #byPath = new Map<string, SharedGet>();
+  readonly #byCaller = new Map<string, SharedGet[]>();
+
+  /** The GET listed for `who` under `path`, if any. */
+  find(who: string, path: string): SharedGet | undefined {
+    if (who === '') return this.#byPath.get(path);
+    const reads = this.#byCaller.get(who);
+    if (reads) for (const get of reads) if (get.path === path) return get;
+    return undefined;
+  }
+
+  /** Lists `get`, in place of any GET listed for its caller under its path. */
+  add(get: SharedGet): void {
+    if (get.who === '') {
+      this.#byPath.set(get.path, get);
+      return;
+    }
+    const reads = this.#byCaller.get(get.who);
+    if (!reads) {
+      this.#byCaller.set(get.who, [get]);
+      return;
+    }
+    for (let at = 0; at < reads.length; at++) {
+      if (reads[at]!.path === get.path) {
+        reads[at] = get;
+        return;
+      }
+    }
+    reads.push(get);
+  }
+
+  /** Unlists `get` if it is listed (a GET it replaced is not). */
+  remove(get: SharedGet): void {
+    if (get.who === '') {
+      if (this.#byPath.get(get.path) === get) this.#byPath.delete(get.path);
+      return;
+    }
+    const reads = this.#byCaller.get(get.who);
+    const at = reads ? reads.indexOf(get) : -1;
+    if (at < 0) return;
+    if (reads!.length === 1) return void this.#byCaller.delete(get.who);
+    // A caller's reads are in no order: the last takes the place of the one that goes.
+    reads![at] = reads![reads!.length - 1]!;
+    reads!.pop();
+  }
+}
