@@ -86,6 +86,9 @@ export class UpstreamCall implements CallSpec, Endable {
   endedBy: Error | undefined = undefined;
   /** The calls its caller's abort ends, this one among them while it runs (cancel.ts). */
   listening: Set<UpstreamCall> | undefined = undefined;
+  /** The line of young calls it is in until its signal is listened to (cancel.ts), and its place there. */
+  line: (UpstreamCall | undefined)[] | undefined = undefined;
+  lineAt = 0;
   held: Held | undefined = undefined;
   timer: CallTimer | undefined = undefined;
   guard: Guard | undefined = undefined;
@@ -145,6 +148,8 @@ export class UpstreamCall implements CallSpec, Endable {
   release(): void {
     this.listening?.delete(this);
     this.listening = undefined;
+    if (this.line) this.line[this.lineAt] = undefined;
+    this.line = undefined;
     this.held?.release();
     this.held = undefined;
   }
