@@ -16,6 +16,8 @@ export class SharedGet implements Settles, Endable, FlightList<string, unknown, 
   #firstTo: Settles | undefined;
   // The shared call, read by who joins while it is listed; let go once settled, so that a stale reference reaches no request.
   #call: UpstreamCall | undefined;
+  /** @internal Its caller's list of reads in the listing, while it is listed there. */
+  reads: SharedGet[] | undefined = undefined;
 
   constructor(
     /** The caller its headers speak for ('' for headers that speak for no one caller), and the path with its query. */
@@ -107,12 +109,18 @@ export const ANYONE: Caller = Object.freeze({});
  */
 export class Listing {
   readonly #byPath = new Map<string, SharedGet>();
+  // A caller's reads, listed while it has any: a list is unlisted as it empties, and never used again.
   readonly #byCaller = new Map<string, SharedGet[]>();
+  // What the last `find` read of a caller, for the `add` that follows it in the same turn.
+  #foundFor: string | undefined = undefined;
+  #found: SharedGet[] | undefined = undefined;
 
   /** The GET listed for `who` under `path`, if any. */
   find(who: string, path: string): SharedGet | undefined {
     if (who === '') return this.#byPath.get(path);
     const reads = this.#byCaller.get(who);
+    this.#foundFor = who;
+    this.#found = reads;
     if (reads) for (const get of reads) if (get.path === path) return get;
     return undefined;
   }
@@ -123,13 +131,16 @@ export class Listing {
       this.#byPath.set(get.path, get);
       return;
     }
-    const reads = this.#byCaller.get(get.who);
+    const reads = this.#foundFor === get.who ? this.#found : this.#byCaller.get(get.who);
+    this.#foundFor = this.#found = undefined;
     if (!reads) {
-      this.#byCaller.set(get.who, [get]);
+      this.#byCaller.set(get.who, (get.reads = [get]));
       return;
     }
+    get.reads = reads;
     for (let at = 0; at < reads.length; at++) {
       if (reads[at]!.path === get.path) {
+        reads[at]!.reads = undefined;
         reads[at] = get;
         return;
       }
@@ -143,12 +154,14 @@ export class Listing {
       if (this.#byPath.get(get.path) === get) this.#byPath.delete(get.path);
       return;
     }
-    const reads = this.#byCaller.get(get.who);
-    const at = reads ? reads.indexOf(get) : -1;
-    if (at < 0) return;
-    if (reads!.length === 1) return void this.#byCaller.delete(get.who);
+    const reads = get.reads;
+    if (!reads) return;
+    get.reads = undefined;
+    this.#foundFor = this.#found = undefined;
+    if (reads.length === 1) return void this.#byCaller.delete(get.who);
     // A caller's reads are in no order: the last takes the place of the one that goes.
-    reads![at] = reads![reads!.length - 1]!;
-    reads!.pop();
+    const at = reads.indexOf(get);
+    reads[at] = reads[reads.length - 1]!;
+    reads.pop();
   }
 }
