@@ -1,7 +1,8 @@
 /**
  * Work in flight shared by key: the first caller's work (a flight) answers every caller that joins it
  * while it runs. The five places that share work (identical executions, identical upstream GETs, asset
- * copies, wallets' positions, the market index's read) use this helper, each with its own key and work.
+ * copies, wallets' positions, the market index's read) use this helper, each with its own key and work
+ * (the upstream GETs its `Flight` alone, made once a second caller joins: transport/shared-get.ts).
  *
  * - A flight is listed under its key until it settles (or is abandoned); who asks meanwhile joins it.
  * - Each waiter has its own signal and deadline: either ends its wait, with its own error, and the

@@ -57,7 +57,7 @@ export interface HttpClientOptions {
   callsInFlightPerOperation?: number;
 }
 
-export interface GetOptions {
+export interface GetOptions<T = unknown> {
   query?: Query;
   headers?: HeaderValues;
   /** Who `headers` speak for, by a hash of the credentials they carry (the alerts client's `subscriberKey`): a caller's identical GETs in flight share one call. Absent: the headers are hashed. */
@@ -70,6 +70,8 @@ export interface GetOptions {
   maxBytes?: number;
   /** Learns the size of the answer's body. */
   onBytes?: (bytes: number) => void;
+  /** Makes the call's value of the parsed answer as it is handed over, its throw the call's failure (a client's reading of its answer, without an `await` step of its own). */
+  map?: (raw: never) => T;
 }
 
 export interface PostOptions {
@@ -83,7 +85,7 @@ export interface PostOptions {
 export interface HttpClient {
   readonly service: ServiceName;
   /** Resolves the parsed JSON body of a 2xx answer; anything else rejects with an `UpstreamError`. */
-  get<T = unknown>(path: string, opts?: GetOptions): Promise<T>;
+  get<T = unknown>(path: string, opts?: GetOptions<T>): Promise<T>;
   post<T = unknown>(path: string, opts?: PostOptions): Promise<T>;
   /** `values` merged with the client's own headers once, for headers sent on many calls (a caller's credentials): given as a call's `headers`, they are sent as they are. */
   callerHeaders(values: HeaderValues): Readonly<Record<string, string>>;
@@ -147,6 +149,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       route,
       maxBytes: opts.maxBytes ?? ROUTE_BODY_LIMITS[opts.route ?? ''] ?? DEFAULT_BODY_LIMIT,
       onBytes: opts.onBytes,
+      map: opts.map,
       scope: opts.scope,
       requestId: opts.scope?.requestId,
     });

@@ -1,8 +1,8 @@
 import { getEventListeners } from 'node:events';
 import type { MockAgent } from 'undici';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { LISTEN_AFTER_MS } from '../../src/upstream/transport/cancel.js';
-import { ORIGIN, testClient, useMockAgent } from './helpers.js';
+import { ORIGIN, testClient, useMockAgentAndClock } from './helpers.js';
 
 /**
  * A caller's signal is listened to only by its calls that run for a while: a call answered at once adds
@@ -11,14 +11,7 @@ import { ORIGIN, testClient, useMockAgent } from './helpers.js';
  */
 
 let agent: MockAgent;
-useMockAgent((created) => (agent = created));
-
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+useMockAgentAndClock((created) => (agent = created));
 
 const listeners = (signal: AbortSignal) => getEventListeners(signal, 'abort').length;
 const markets = () => agent.get(ORIGIN).intercept({ path: (p) => p.startsWith('/markets/v0/markets'), method: 'GET' });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { MockAgent } from 'undici';
-import { afterEach, beforeEach, expect } from 'vitest';
+import { afterEach, beforeEach, expect, vi } from 'vitest';
 import { createHttpClient, UpstreamError, type HttpClient, type HttpClientOptions, type RequestInfo } from '../../src/upstream/http.js';
 
 export const ORIGIN = 'http://upstream.test';
@@ -29,6 +29,17 @@ export function useMockAgent(use: (agent: MockAgent) => void): void {
   afterEach(async () => {
     agent.assertNoPendingInterceptors();
     await agent.close();
+  });
+}
+
+/** A fresh `mockAgent()` for each test (as `useMockAgent`), with `setTimeout` faked: the test moves the clock, nothing waits on it. */
+export function useMockAgentAndClock(use: (agent: MockAgent) => void): void {
+  useMockAgent(use);
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
   });
 }
 

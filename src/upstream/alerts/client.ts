@@ -14,11 +14,9 @@ import {
 import type {
   RawAppsResponse,
   RawChannel,
-  RawChannelListing,
   RawHistoryMarkBody,
   RawHistoryResponse,
   RawIdentity,
-  RawInboxSummary,
   RawPushBody,
   RawSubscribersResponse,
   RawSubscriptionBody,
@@ -64,6 +62,20 @@ export function createAlertsClient(http: HttpClient): AlertsClient {
     return mapped;
   }
 
+  // Each read's answer as its caller gets it, made as the transport hands it over (http.ts `map`): no `await` step per call.
+  const identity = (raw: RawIdentity) => {
+    if (typeof raw.walletAddress !== 'string' || !raw.walletAddress) throw badBody(service, 'walletAddress missing');
+    return { walletAddress: raw.walletAddress };
+  };
+  const apps = (raw: RawAppsResponse) => {
+    if (!Array.isArray(raw.apps)) throw badBody(service, 'apps is not a list');
+    return mapApps(raw);
+  };
+  const inbox = (raw: RawHistoryResponse) => {
+    if (!Array.isArray(raw.alerts)) throw badBody(service, 'alerts is not a list');
+    return mapInbox(raw);
+  };
+
   function subscriptionBody(change: SubscriptionChange | undefined): RawSubscriptionBody {
     return {
       ...(change?.appIds?.length ? { appId: [...change.appIds] } : {}),
@@ -72,19 +84,14 @@ export function createAlertsClient(http: HttpClient): AlertsClient {
   }
 
   return {
-    async getIdentity(creds, opts = {}) {
-      const raw = await http.get<RawIdentity>('/v2/auth', { route: 'GET /v2/auth', ...asCaller(creds), scope: opts.scope });
-      if (typeof raw.walletAddress !== 'string' || !raw.walletAddress) throw badBody(service, 'walletAddress missing');
-      return { walletAddress: raw.walletAddress };
+    getIdentity(creds, opts = {}) {
+      const { headers, caller } = asCaller(creds);
+      return http.get('/v2/auth', { route: 'GET /v2/auth', headers, caller, scope: opts.scope, map: identity });
     },
 
-    async listChannels(creds, opts = {}) {
-      const raw = await http.get<RawChannelListing>('/v2/channels', {
-        route: 'GET /v2/channels',
-        ...asCaller(creds),
-        scope: opts.scope,
-      });
-      return mapChannelListing(raw);
+    listChannels(creds, opts = {}) {
+      const { headers, caller } = asCaller(creds);
+      return http.get('/v2/channels', { route: 'GET /v2/channels', headers, caller, scope: opts.scope, map: mapChannelListing });
     },
 
     async prepareEmailChannel(creds, email, scope) {
@@ -121,10 +128,9 @@ export function createAlertsClient(http: HttpClient): AlertsClient {
       await post('POST /v2/push/unsubscribe', creds, pushBody(device), scope);
     },
 
-    async listApps(creds, opts = {}) {
-      const raw = await http.get<RawAppsResponse>('/v2/apps', { route: 'GET /v2/apps', ...asCaller(creds), scope: opts.scope });
-      if (!Array.isArray(raw.apps)) throw badBody(service, 'apps is not a list');
-      return mapApps(raw);
+    listApps(creds, opts = {}) {
+      const { headers, caller } = asCaller(creds);
+      return http.get('/v2/apps', { route: 'GET /v2/apps', headers, caller, scope: opts.scope, map: apps });
     },
 
     async subscribe(creds, change, scope) {
@@ -135,25 +141,28 @@ export function createAlertsClient(http: HttpClient): AlertsClient {
       await post('POST /v2/unsubscribe', creds, subscriptionBody(change), scope);
     },
 
-    async getInbox(creds, params = {}) {
-      const raw = await http.get<RawHistoryResponse>('/v2/history', {
+    getInbox(creds, params = {}) {
+      const { headers, caller } = asCaller(creds);
+      return http.get('/v2/history', {
         route: 'GET /v2/history',
-        ...asCaller(creds),
+        headers,
+        caller,
         scope: params.scope,
         query: { appId: params.appId, limit: params.limit, cursor: params.cursor ?? undefined },
+        map: inbox,
       });
-      if (!Array.isArray(raw.alerts)) throw badBody(service, 'alerts is not a list');
-      return mapInbox(raw);
     },
 
-    async getInboxSummary(creds, params = {}) {
-      const raw = await http.get<RawInboxSummary>('/v2/history/summary', {
+    getInboxSummary(creds, params = {}) {
+      const { headers, caller } = asCaller(creds);
+      return http.get('/v2/history/summary', {
         route: 'GET /v2/history/summary',
-        ...asCaller(creds),
+        headers,
+        caller,
         scope: params.scope,
         query: { appId: params.appId },
+        map: mapInboxSummary,
       });
-      return mapInboxSummary(raw);
     },
 
     async markRead(creds, appIds, scope) {

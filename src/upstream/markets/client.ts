@@ -84,6 +84,18 @@ function knownTypes(records: readonly unknown[]): number {
 export function createMarketsClient(http: HttpClient): MarketsClient {
   const service = http.service;
 
+  // The wallets' positions as the transport hands the answer over (http.ts `map`): no `await` step per call.
+  const positions = (raw: RawPositionsResponse): Position[] => {
+    if (!Array.isArray(raw.positions)) throw badBody(service, 'positions is not a list');
+    const mapped = mapPositions(raw.positions);
+    // When most positions (of types the gateway knows) cannot be read, the answer is broken: a wallet
+    // worth $0 would be a lie, an error is not.
+    const known = knownTypes(raw.positions);
+    if (known > 0 && mapped.length * 2 <= known) throw badBody(service, `${known - mapped.length} of ${known} positions unreadable`);
+    // The wallet's sums (totalValueUsd) count each position once.
+    return distinctBy(mapped, (p) => `${p.ownerAddress} ${p.positionId}`);
+  };
+
   return {
     async listMarkets(params = {}) {
       const filters: RawMarketFilters | undefined = params.predictionStatus?.length
@@ -132,12 +144,12 @@ export function createMarketsClient(http: HttpClient): MarketsClient {
       return mapMarketHistory(raw);
     },
 
-    async getPositions(params) {
+    getPositions(params) {
       if (params.walletAddresses.length > MAX_POSITION_WALLETS) {
-        throw new RangeError(`getPositions takes at most ${MAX_POSITION_WALLETS} wallets; got ${params.walletAddresses.length}`);
+        return Promise.reject(new RangeError(`getPositions takes at most ${MAX_POSITION_WALLETS} wallets; got ${params.walletAddresses.length}`));
       }
-      if (params.walletAddresses.length === 0) return [];
-      const raw = await http.get<RawPositionsResponse>('/v0/positions/owners', {
+      if (params.walletAddresses.length === 0) return Promise.resolve([]);
+      return http.get('/v0/positions/owners', {
         route: 'GET /v0/positions/owners',
         scope: params.scope,
         maxBytes: positionsBodyLimit(params.walletAddresses.length),
@@ -147,15 +159,8 @@ export function createMarketsClient(http: HttpClient): MarketsClient {
           'market.status': params.marketStatus ? rawMarketStatus(params.marketStatus) : undefined,
           bundleIds: params.bundleIds,
         },
+        map: positions,
       });
-      if (!Array.isArray(raw.positions)) throw badBody(service, 'positions is not a list');
-      const positions = mapPositions(raw.positions);
-      // When most positions (of types the gateway knows) cannot be read, the answer is broken: a wallet
-      // worth $0 would be a lie, an error is not.
-      const known = knownTypes(raw.positions);
-      if (known > 0 && positions.length * 2 <= known) throw badBody(service, `${known - positions.length} of ${known} positions unreadable`);
-      // The wallet's sums (totalValueUsd) count each position once.
-      return distinctBy(positions, (p) => `${p.ownerAddress} ${p.positionId}`);
     },
 
     async getPositionHistory(params) {

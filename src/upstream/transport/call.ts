@@ -53,6 +53,8 @@ export interface CallSpec {
   maxBytes: number;
   /** Learns the size of a 2xx body; such a call is never shared (its caller reports its own bytes). */
   onBytes: ((bytes: number) => void) | undefined;
+  /** What its caller makes of the parsed answer, applied as it is handed over (the ledger's record): its throw is the caller's failure. Undefined: the answer as parsed. */
+  map: ((raw: never) => unknown) | undefined;
   /** The operation the call is made for; undefined for a call that answers to no one operation (a shared call). */
   scope: CallScope | undefined;
   /** Sent as `X-Request-Id`: the request that made the call (a shared call: the one that started it). */
@@ -69,6 +71,7 @@ export class UpstreamCall implements CallSpec, Endable {
   readonly route: string;
   readonly maxBytes: number;
   readonly onBytes: ((bytes: number) => void) | undefined;
+  readonly map: ((raw: never) => unknown) | undefined;
   readonly scope: CallScope | undefined;
   readonly requestId: string | undefined;
   /** Requests sent (2 when the connection-level retry happened; 0 when none was, e.g. an open breaker). */
@@ -83,6 +86,9 @@ export class UpstreamCall implements CallSpec, Endable {
   endedBy: Error | undefined = undefined;
   /** The calls its caller's abort ends, this one among them while it runs (cancel.ts). */
   listening: Set<UpstreamCall> | undefined = undefined;
+  /** The line of young calls it is in until its signal is listened to (cancel.ts), and its place there. */
+  line: (UpstreamCall | undefined)[] | undefined = undefined;
+  lineAt = 0;
   held: Held | undefined = undefined;
   timer: CallTimer | undefined = undefined;
   guard: Guard | undefined = undefined;
@@ -102,11 +108,12 @@ export class UpstreamCall implements CallSpec, Endable {
     this.route = spec.route;
     this.maxBytes = spec.maxBytes;
     this.onBytes = spec.onBytes;
+    this.map = spec.map;
     this.scope = spec.scope;
     this.requestId = spec.requestId;
   }
 
-  /** The same request as a call of its own that answers to no one caller (no scope), its body's size reported to no one: a shared call (share.ts). */
+  /** The same request as a call of its own that answers to no one caller (no scope), its body's size reported to no one, its answer handed over as parsed: a shared call (share.ts). */
   forEveryone(): UpstreamCall {
     return new UpstreamCall({
       service: this.service,
@@ -118,6 +125,7 @@ export class UpstreamCall implements CallSpec, Endable {
       route: this.route,
       maxBytes: this.maxBytes,
       onBytes: undefined,
+      map: undefined,
       scope: undefined,
       requestId: this.requestId,
     });
@@ -140,6 +148,8 @@ export class UpstreamCall implements CallSpec, Endable {
   release(): void {
     this.listening?.delete(this);
     this.listening = undefined;
+    if (this.line) this.line[this.lineAt] = undefined;
+    this.line = undefined;
     this.held?.release();
     this.held = undefined;
   }

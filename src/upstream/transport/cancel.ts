@@ -37,24 +37,27 @@ export const LISTEN_AFTER_MS = 20;
 /**
  * The calls with a signal, by age: `young` started in the current period, `aging` in the one before.
  * Each period, the aging calls still running get their signal listened to (or end at once, when it
- * already aborted), and the young ones' set becomes the aging one. A call answered leaves its set
- * (`UpstreamCall.release`).
+ * already aborted), and the young ones' line becomes the aging one. A call answered leaves its place
+ * empty (`UpstreamCall.release`): a slot in an array rather than a set's entry, and no answered call
+ * is held until the check.
  */
-let young = new Set<UpstreamCall>();
-let aging = new Set<UpstreamCall>();
+let young: (UpstreamCall | undefined)[] = [];
+let aging: (UpstreamCall | undefined)[] = [];
 let checking: NodeJS.Timeout | undefined;
 
 function check(): void {
   const old = aging;
   aging = young;
-  young = new Set();
+  young = [];
   for (const call of old) {
+    if (!call) continue;
+    call.line = undefined;
     const signal = call.scope!.signal!;
     if (signal.aborted) abortedByCaller(call);
     else (call.listening = callsOf(signal)).add(call);
   }
   // Unreferenced: a call in flight keeps the process alive by its socket, not by this check.
-  checking = aging.size > 0 ? setTimeout(check, LISTEN_AFTER_MS).unref() : undefined;
+  checking = aging.length > 0 ? setTimeout(check, LISTEN_AFTER_MS).unref() : undefined;
 }
 
 /**
@@ -67,7 +70,8 @@ export const cancel: Layer = (next) =>
     const signal = call.scope?.signal;
     if (signal?.aborted) abortedByCaller(call);
     else if (signal) {
-      (call.listening = young).add(call);
+      call.line = young;
+      call.lineAt = young.push(call) - 1;
       checking ??= setTimeout(check, LISTEN_AFTER_MS).unref();
     }
     return next(call);

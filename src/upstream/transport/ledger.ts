@@ -58,7 +58,16 @@ class Written implements Settles {
       const { service, method, route, status, attempts } = call;
       if (!this.#write({ service, method, route, status, durationMs: performance.now() - this.#started, attempts })) return;
     }
-    this.caller.resolve(value);
+    const map = call.map as ((raw: unknown) => unknown) | undefined;
+    if (map === undefined) return this.caller.resolve(value);
+    // Its caller's reading of the answer, made here rather than in a step of its own after the answer's promise.
+    let mapped: unknown;
+    try {
+      mapped = map(value);
+    } catch (error) {
+      return this.caller.reject(toError(error));
+    }
+    this.caller.resolve(mapped);
   }
 
   reject(error: Error): void {

@@ -32,12 +32,14 @@ class Exchange implements Dispatcher.DispatchHandler, Endable {
   readonly #inFlight: InFlightBytes | undefined;
   #controller: Dispatcher.DispatchController | undefined = undefined;
   #settled = false;
-  #chunks: Buffer[] = [];
+  // Most answers arrive in one chunk: held as it is, a list made for a second.
+  #chunk: Buffer | undefined = undefined;
+  #chunks: Buffer[] | undefined = undefined;
   /** Bytes read, all counted in the bytes in flight until the exchange settles. */
   #bytes = 0;
   #limit = 0;
   #ok = false;
-  #headers: ResponseHeaders = {};
+  #headers: ResponseHeaders | undefined = undefined;
 
   constructor(call: UpstreamCall, link: Link) {
     this.#call = call;
@@ -89,14 +91,18 @@ class Exchange implements Dispatcher.DispatchHandler, Endable {
     if (this.#bytes + chunk.length > this.#limit) return this.#overCap(controller, tooLarge(call.service, call.status!, this.#limit));
     if (this.#inFlight && !this.#inFlight.take(chunk.length)) return this.#overCap(controller, inFlightBytesReached(call.service, call.status!));
     this.#bytes += chunk.length;
-    this.#chunks.push(chunk);
+    if (this.#chunks) this.#chunks.push(chunk);
+    else if (this.#chunk) {
+      this.#chunks = [this.#chunk, chunk];
+      this.#chunk = undefined;
+    } else this.#chunk = chunk;
   }
 
   onResponseEnd(): void {
     if (this.#settled) return;
     const chunks = this.#chunks;
-    const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, this.#bytes).toString('utf8');
-    this.#chunks = [];
+    const text = chunks ? Buffer.concat(chunks, this.#bytes).toString('utf8') : (this.#chunk?.toString('utf8') ?? '');
+    this.#chunk = this.#chunks = undefined;
     // The bytes count as in flight until parsed: a parse doubles what the text holds.
     try {
       this.#answer(text);
@@ -121,7 +127,7 @@ class Exchange implements Dispatcher.DispatchHandler, Endable {
   #answer(text: string): void {
     if (this.#settled) return;
     const call = this.#call;
-    if (!this.#ok) return this.#fail(statusFailure(call.service, call.status!, text, this.#headers));
+    if (!this.#ok) return this.#fail(statusFailure(call.service, call.status!, text, this.#headers ?? {}));
     call.onBytes?.(this.#bytes);
     const value = parseAnswer(call.service, call.method, call.status!, text);
     this.#settle();
@@ -150,7 +156,7 @@ class Exchange implements Dispatcher.DispatchHandler, Endable {
 
   #settle(): void {
     this.#settled = true;
-    this.#chunks = [];
+    this.#chunk = this.#chunks = undefined;
     if (this.#bytes > 0) this.#inFlight?.give(this.#bytes);
   }
 }

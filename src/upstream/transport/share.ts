@@ -1,7 +1,8 @@
 import { sha256 } from '../../hashing.js';
-import { InFlight } from '../../inflight.js';
+import { toError, type Caller } from '../../inflight-waiter.js';
 import type { Layer, UpstreamCall } from './call.js';
 import { passDeadline } from './deadline.js';
+import { ANYONE, Listing, SharedGet } from './shared-get.js';
 
 /**
  * Identical GETs in flight (same path and query, route, body cap and headers) make one call, its answer
@@ -15,44 +16,48 @@ import { passDeadline } from './deadline.js';
  */
 export function share(defaultHeaders: Record<string, string>): Layer {
   return (next) => {
-    // Each flight's meta is the shared call itself: its own timeout decides whether a waiter needs a timer.
-    const inFlight = new InFlight<string, unknown, UpstreamCall>();
+    // Each caller's GETs in flight: a shared call's own timeout decides whether a waiter needs a timer.
+    const listing = new Listing();
 
     return function joined(call) {
       if (call.method !== 'GET' || call.onBytes) return next(call);
       // Its caller already left: nothing to start or join.
       if (call.endedBy) return call.to.reject(call.endedBy);
       const who = call.headers === defaultHeaders ? '' : (call.caller ?? callerOf(call.headers));
-      // Keyed by caller and path; a flight of another route label or body cap is not joined, but replaced in the listing.
-      const key = who === '' ? call.path : `${who}\n${call.path}`;
-      let flight = inFlight.get(key);
-      // Read while listed: a flight lets go of its meta once it settles, which the start below may do at once.
-      let shared = flight?.meta;
+      // Listed by caller and path; a GET of another route label or body cap is not joined, but replaced in the listing.
+      const listed = listing.find(who, call.path);
+      const shared = listed?.call;
       // A shared call already ended (its last waiter left, or its timeout passed) is not joined: its end is on its way.
-      if (!flight || !shared || shared.endedBy || shared.route !== call.route || shared.maxBytes !== call.maxBytes) {
-        const started = (shared = call.forEveryone());
-        const opened = (flight = inFlight.open(key, { meta: started, abandoned: (reason) => started.end(reason) }));
-        // The shared call's outcome settles the flight itself, no promise between them.
-        started.to = opened;
-        try {
-          next(started);
-        } catch (error) {
-          opened.reject(error);
-        }
-      }
+      if (!listed || !shared || shared.endedBy || shared.route !== call.route || shared.maxBytes !== call.maxBytes) return lead(call, who);
       // Its caller learns the shared call's status and attempts once answered (the ledger's `learn`), without a step of its own.
       call.sharedWith = shared;
-      // Its caller's abort and deadline end its wait through `call.runs` (cancel.ts), not the shared call;
-      // its deadline needs a timer of its own only when it comes before the shared call's own timeout.
-      const early = call.deadlineAt < shared.endsAt;
-      const waiter = flight.joinWith(early ? { deadlineAt: call.deadlineAt, expired: () => expire(call) } : ANYONE, call.to);
-      call.runs(waiter);
+      // Its caller's abort and deadline end its wait through `call.runs` (cancel.ts), not the shared call.
+      call.runs(listed.join(waitOf(call, shared), call.to));
     };
+
+    /** Starts the shared call for `call`, its first caller, which it settles directly until a second caller joins. */
+    function lead(call: UpstreamCall, who: string): void {
+      const started = call.forEveryone();
+      const get = new SharedGet(who, started.path, started, call, listing);
+      started.to = get;
+      call.sharedWith = started;
+      try {
+        next(started);
+      } catch (error) {
+        get.reject(toError(error));
+      }
+      // Known once the timeout layer below armed the shared call: an earlier deadline of the first caller's needs a wait of its own.
+      const waits = waitOf(call, started);
+      if (waits === ANYONE) call.runs(get);
+      else get.waitAs(waits);
+    }
   };
 }
 
-/** A waiter whose own deadline comes after the shared call's timeout: nothing of its own to arm. */
-const ANYONE = Object.freeze({});
+/** How `call` waits on `shared`: its deadline needs a timer of its own only when it comes before the shared call's own timeout. */
+function waitOf(call: UpstreamCall, shared: UpstreamCall): Caller {
+  return call.deadlineAt < shared.endsAt ? { deadlineAt: call.deadlineAt, expired: () => expire(call) } : ANYONE;
+}
 
 /** Ends `call` as its deadline passes (which ends its wait, through `call.runs`): the reason its wait ended with. */
 function expire(call: UpstreamCall): Error {

@@ -1,0 +1,94 @@
+import type { MockAgent } from 'undici';
+import { describe, expect, it, vi } from 'vitest';
+import { OperationDeadline } from '../../src/operation/index.js';
+import { LISTEN_AFTER_MS } from '../../src/upstream/transport/cancel.js';
+import { ORIGIN, testClient, useMockAgentAndClock } from './helpers.js';
+
+/**
+ * Identical GETs in flight share one call (transport/share.ts): a GET nobody joined settles its caller
+ * directly, and a second caller joining it turns the first into one waiter among others. Each caller's
+ * leaving ends its own wait; the call ends when no caller is left. Timers are faked: the test moves the clock.
+ */
+
+let agent: MockAgent;
+useMockAgentAndClock((created) => (agent = created));
+
+const markets = () => agent.get(ORIGIN).intercept({ path: '/markets/v0/markets', method: 'GET' });
+const route = 'GET /v0/markets';
+const dispatched = () => agent.getCallHistory()?.calls().length ?? 0;
+
+describe('identical GETs in flight', () => {
+  it('the first caller leaving after a second joined ends its wait only: the second gets the answer of the one call', async () => {
+    markets().reply(200, { markets: ['m'] }).delay(1_000);
+    const { http, calls } = testClient(agent);
+    const first = new AbortController();
+    const leaving = http.get('/v0/markets', { route, scope: { signal: first.signal } }).catch((e: unknown) => e);
+    const staying = http.get('/v0/markets', { route, scope: { signal: new AbortController().signal } });
+    first.abort();
+    await vi.advanceTimersByTimeAsync(2 * LISTEN_AFTER_MS);
+    expect(await leaving).toMatchObject({ code: 'ABORTED' });
+
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(await staying).toEqual({ markets: ['m'] });
+    expect(dispatched()).toBe(1);
+    expect(calls.map((c) => c.errorCode ?? c.status)).toEqual(['ABORTED', 200]);
+  });
+
+  it('a caller alone that leaves ends the call: the next identical GET makes its own', async () => {
+    markets().reply(200, { markets: ['late'] }).delay(60_000);
+    markets().reply(200, { markets: ['again'] });
+    const { http, calls } = testClient(agent, { timeoutMs: 120_000 });
+    const alone = new AbortController();
+    const leaving = http.get('/v0/markets', { route, scope: { signal: alone.signal } }).catch((e: unknown) => e);
+    alone.abort();
+    await vi.advanceTimersByTimeAsync(2 * LISTEN_AFTER_MS);
+    expect(await leaving).toMatchObject({ code: 'ABORTED' });
+
+    // Not joined: the ended call is no longer listed, so this one is answered by a call of its own.
+    expect(await http.get('/v0/markets', { route })).toEqual({ markets: ['again'] });
+    expect(dispatched()).toBe(2);
+    expect(calls.map((c) => c.errorCode ?? c.status)).toEqual(['ABORTED', 200]);
+  });
+
+  it('a GET answered with nobody joining is unlisted: the same GET afterwards makes a new call', async () => {
+    markets().reply(200, { markets: ['one'] });
+    markets().reply(200, { markets: ['two'] });
+    const { http } = testClient(agent);
+    expect(await http.get('/v0/markets', { route })).toEqual({ markets: ['one'] });
+    expect(await http.get('/v0/markets', { route })).toEqual({ markets: ['two'] });
+    expect(dispatched()).toBe(2);
+  });
+
+  it("a first caller whose deadline comes before the call's timeout stops waiting at it, and a caller who joined still gets the answer", async () => {
+    markets().reply(200, { markets: ['m'] }).delay(1_000);
+    const { http, calls } = testClient(agent);
+    const hurried = http.get('/v0/markets', { route, scope: { deadline: new OperationDeadline(100) } }).catch((e: unknown) => e);
+    const patient = http.get('/v0/markets', { route });
+    await vi.advanceTimersByTimeAsync(150);
+    expect(await hurried).toMatchObject({ code: 'DEADLINE' });
+
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(await patient).toEqual({ markets: ['m'] });
+    expect(dispatched()).toBe(1);
+    expect(calls.map((c) => c.errorCode ?? c.status)).toEqual(['DEADLINE', 200]);
+  });
+
+  it("joins only the same caller's GET of the same path: another caller's, or another path, is a call of its own", async () => {
+    markets().reply(200, { markets: ['m'] }).delay(100).times(2);
+    agent.get(ORIGIN).intercept({ path: '/markets/v0/markets/other', method: 'GET' }).reply(200, { markets: [] }).delay(100);
+    const { http } = testClient(agent);
+    const ann = http.callerHeaders({ authorization: 'Bearer ann' });
+    const bob = http.callerHeaders({ authorization: 'Bearer bob' });
+    const reads = [
+      http.get('/v0/markets', { route, headers: ann, caller: 'ann' }),
+      http.get('/v0/markets/other', { route: 'GET /v0/markets/other', headers: ann, caller: 'ann' }),
+      http.get('/v0/markets', { route, headers: bob, caller: 'bob' }),
+      http.get('/v0/markets', { route, headers: ann, caller: 'ann' }),
+    ];
+    await vi.advanceTimersByTimeAsync(100);
+    expect(await Promise.all(reads)).toEqual([{ markets: ['m'] }, { markets: [] }, { markets: ['m'] }, { markets: ['m'] }]);
+    expect(dispatched()).toBe(3);
+    const sent = agent.getCallHistory()!.calls().map((c) => `${c.path} ${(c.headers as Record<string, string>)['authorization']}`);
+    expect(sent).toEqual(['/markets/v0/markets Bearer ann', '/markets/v0/markets/other Bearer ann', '/markets/v0/markets Bearer bob']);
+  });
+});
