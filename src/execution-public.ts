@@ -1,5 +1,7 @@
 import { getOperationAST, Kind, OperationTypeNode, visit, type DocumentNode, type ExecutionResult, type FieldNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { LRUCache } from 'lru-cache';
 import type { Context } from './context.js';
+import { heldLru } from './held.js';
 import { documentPolicy } from './response-cache/policy.js';
 import { taskNow } from './stores/clock.js';
 
@@ -15,19 +17,31 @@ export interface CompiledPart {
  * little age; prices, a caller's own data and freshness (which describes the very answer) are never held.
  */
 const HOLDABLE_TTLS = { markets: 1, metadata: 1, prices: 0, private: 0 };
-/** Sets of variables held per document: the screens send a few at most. */
-const MAX_HELD = 8;
 /** Longest key of variables held; a document asked with longer ones runs each time. */
 const MAX_KEY_CHARS = 512;
 /** Largest answer held, as JSON text: a held answer is a handful of markets, not a page of a hundred. */
 const MAX_HELD_CHARS = 64 * 1024;
+/** What every held answer together may take: the screens' documents hold a few kilobytes each. */
+export const PUBLIC_SUBTREES_MAX_BYTES = 4 * 1024 * 1024;
 
 /** A public part's answer, the time it began and the market index's build it read. */
 interface Held {
   data: Record<string, unknown>;
   at: number;
   version: number;
+  /** An estimate: the JSON text and the objects it was written from, each about its length. */
+  bytes: number;
 }
+
+/**
+ * Every split document's held answers, by the document's number and the variables' key: one bound in
+ * bytes for the process however many documents are compiled, the oldest answers dropped first.
+ */
+const answers = heldLru(
+  'public_subtrees',
+  new LRUCache<string, Held>({ maxSize: PUBLIC_SUBTREES_MAX_BYTES, maxEntrySize: 2 * MAX_HELD_CHARS, sizeCalculation: (held) => held.bytes }),
+);
+let splits = 0;
 
 /**
  * A query that asks for a caller's own data beside public data (MobileHome: the viewer, and the top
@@ -61,25 +75,24 @@ export function compileWithHeldPublicFields(
   const own = compile(partOf(operation, fields.filter((_, i) => !held[i])));
   const shared = compile(partOf(operation, fields.filter((_, i) => held[i])));
   const read = variablesRead(fields.filter((_, i) => held[i]));
-  const answers = new Map<string, Held>();
+  const id = `${++splits}\n`;
 
   const publicAnswer = (context: Context | undefined, variables: Record<string, unknown> | undefined): ExecutionResult | Promise<ExecutionResult> => {
     const holdMs = context?.services?.config.publicSubtreeHoldMs ?? 0;
     const index = context?.services?.marketIndex;
     const scope = context?.scope;
     if (holdMs <= 0 || !index || !scope || scope.ledger || scope.freshness) return shared.query(undefined, context, variables);
-    const key = keyOf(read, variables);
-    if (key === null) return shared.query(undefined, context, variables);
+    const vars = keyOf(read, variables);
+    if (vars === null) return shared.query(undefined, context, variables);
+    const key = id + vars;
     const at = taskNow();
     const version = index.version();
     const kept = answers.get(key);
     if (kept && kept.version === version && at - kept.at < holdMs) return { data: kept.data };
     const ran = shared.query(undefined, context, variables);
     const hold = (result: ExecutionResult): ExecutionResult => {
-      if (!result.errors?.length && result.data && textsOf(result.data)) {
-        if (!answers.has(key) && answers.size >= MAX_HELD) answers.delete(answers.keys().next().value!);
-        answers.set(key, { data: result.data, at, version });
-      }
+      const chars = !result.errors?.length && result.data ? textsOf(result.data) : -1;
+      if (chars >= 0) answers.set(key, { data: result.data!, at, version, bytes: 2 * chars + key.length });
       return result;
     };
     return ran instanceof Promise ? ran.then(hold) : hold(ran);
@@ -99,8 +112,8 @@ export function compileWithHeldPublicFields(
 /** The JSON text of each held root field's answer, written once when it is held: a held answer is serialized once, not per request. */
 const texts = new WeakMap<object, string>();
 
-/** Notes the text of each field of a public part's data; false (nothing noted) when it is too large to hold. */
-function textsOf(data: Record<string, unknown>): boolean {
+/** Notes the text of each field of a public part's data; its length, or -1 (nothing noted) when it is too large to hold. */
+function textsOf(data: Record<string, unknown>): number {
   const made: [object, string][] = [];
   let chars = 0;
   for (const key in data) {
@@ -108,11 +121,11 @@ function textsOf(data: Record<string, unknown>): boolean {
     if (typeof value !== 'object' || value === null) continue;
     const text = JSON.stringify(value);
     chars += text.length;
-    if (chars > MAX_HELD_CHARS) return false;
+    if (chars > MAX_HELD_CHARS) return -1;
     made.push([value, text]);
   }
   for (const [value, text] of made) texts.set(value, text);
-  return true;
+  return chars;
 }
 
 /**

@@ -1,5 +1,7 @@
 import { GraphQLFloat, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLString, parse, type ExecutionResult } from 'graphql';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { PUBLIC_SUBTREES_MAX_BYTES } from '../src/execution-public.js';
+import { heldBytes } from '../src/held.js';
 import { compileDocument, runCompiled } from '../src/plugins/jit.js';
 
 // The type names are the response cache's data kinds (response-cache/policy.ts): markets and assets public, a subscriber private.
@@ -75,6 +77,9 @@ describe('public root fields of a query that reads a caller’s own data', () =>
     expect(written(second)).toBe(JSON.stringify({ data: unheld.data }));
     expect(written(second)).toBe('{"data":{"viewer":{"id":"bob"},"top":[{"id":"m0","apy":0.05,"token":{"symbol":"T0"}},{"id":"m1","apy":1.05,"token":{"symbol":"T1"}},{"id":"m2","apy":2.05,"token":{"symbol":"T2"}}]}}');
     expect(Object.keys(first.data!)).toEqual(['viewer', 'top']);
+    // Held within one bound for the process, reported on /metrics (gateway_held_bytes{structure="public_subtrees"}).
+    expect(heldBytes().get('public_subtrees')).toMatchObject({ maxBytes: PUBLIC_SUBTREES_MAX_BYTES });
+    expect(heldBytes().get('public_subtrees')!.bytes).toBeGreaterThan(written(second).length);
   });
 
   it('are held by the variables they read, an absent variable apart from an explicit null', async () => {
