@@ -77,19 +77,19 @@ export function compileWithHeldPublicFields(
   const read = variablesRead(fields.filter((_, i) => held[i]));
   const id = `${++splits}\n`;
 
-  const publicAnswer = (context: Context | undefined, variables: Record<string, unknown> | undefined): ExecutionResult | Promise<ExecutionResult> => {
+  const publicAnswer = (root: unknown, context: Context | undefined, variables: Record<string, unknown> | undefined): ExecutionResult | Promise<ExecutionResult> => {
     const holdMs = context?.services?.config.publicSubtreeHoldMs ?? 0;
     const index = context?.services?.marketIndex;
     const scope = context?.scope;
-    if (holdMs <= 0 || !index || !scope || scope.ledger || scope.freshness) return shared.query(undefined, context, variables);
+    if (holdMs <= 0 || !index || !scope || scope.ledger || scope.freshness) return shared.query(root, context, variables);
     const vars = keyOf(read, variables);
-    if (vars === null) return shared.query(undefined, context, variables);
+    if (vars === null) return shared.query(root, context, variables);
     const key = id + vars;
     const at = taskNow();
     const version = index.version();
     const kept = answers.get(key);
     if (kept && kept.version === version && at - kept.at < holdMs) return { data: kept.data };
-    const ran = shared.query(undefined, context, variables);
+    const ran = shared.query(root, context, variables);
     const hold = (result: ExecutionResult): ExecutionResult => {
       const chars = !result.errors?.length && result.data ? textsOf(result.data) : -1;
       if (chars >= 0) answers.set(key, { data: result.data!, at, version, bytes: 2 * chars + key.length });
@@ -101,7 +101,7 @@ export function compileWithHeldPublicFields(
   return {
     query(root, context, variables) {
       const mine = own.query(root, context, variables);
-      const theirs = publicAnswer(context as Context | undefined, variables);
+      const theirs = publicAnswer(root, context as Context | undefined, variables);
       if (!(theirs instanceof Promise)) return mine instanceof Promise ? mine.then((a) => merged(keys, held, a, theirs)) : merged(keys, held, mine, theirs);
       return Promise.all([mine, theirs]).then(([a, b]) => merged(keys, held, a, b));
     },
