@@ -149,9 +149,12 @@ function stringifyHeld(result: unknown): string {
   return `${text}}}`;
 }
 
-/** Whether a result's only member JSON writes is `data`. */
+/** Whether a result's only member JSON writes is `data` (JSON leaves out functions and undefined members). */
 function onlyData(result: object): boolean {
-  for (const key in result) if (key !== 'data' && typeof (result as Record<string, unknown>)[key] !== 'function') return false;
+  for (const key in result) {
+    const value = (result as Record<string, unknown>)[key];
+    if (key !== 'data' && value !== undefined && typeof value !== 'function') return false;
+  }
   return true;
 }
 

@@ -78,6 +78,10 @@ describe('public root fields of a query that reads a caller’s own data', () =>
     expect(written(second)).toBe(JSON.stringify({ data: unheld.data }));
     expect(written(second)).toBe('{"data":{"viewer":{"id":"bob"},"top":[{"id":"m0","apy":0.05,"token":{"symbol":"T0"}},{"id":"m1","apy":1.05,"token":{"symbol":"T1"}},{"id":"m2","apy":2.05,"token":{"symbol":"T2"}}]}}');
     expect(Object.keys(first.data!)).toEqual(['viewer', 'top']);
+    // Yoga hands the serializer a copy without `extensions.http` (an undefined member); any other member is written by JSON.stringify.
+    const extended = { ...second, extensions: { note: 1 } };
+    expect(written({ ...second, extensions: undefined })).toBe(written(second));
+    expect(written(extended)).toBe(JSON.stringify(extended));
     // Held within one bound for the process, reported on /metrics (gateway_held_bytes{structure="public_subtrees"}).
     expect(heldBytes().get('public_subtrees')).toMatchObject({ maxBytes: PUBLIC_SUBTREES_MAX_BYTES });
     expect(heldBytes().get('public_subtrees')!.bytes).toBeGreaterThan(written(second).length);
