@@ -73,6 +73,8 @@ export interface Config {
   trustedProxies: TrustedProxies;
   /** How long an identity the alerts service verified is believed without asking again (`AUTH_IDENTITY_TTL_MS`); 0 asks every time. */
   authIdentityTtlMs: number;
+  /** How long the public root fields of a query that also reads a caller's own data keep their answer (`PUBLIC_SUBTREE_HOLD_MS`, src/execution-public.ts); 0 runs them every time. */
+  publicSubtreeHoldMs: number;
   /** Browser origins allowed to call the gateway (`CORS_ORIGINS`), credentials included; empty: no cross-origin caller. */
   corsOrigins: readonly string[];
   /** Path of the trusted documents manifest (`PERSISTED_DOCUMENTS`), or null. */
@@ -194,6 +196,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 3000, 0, 1_000_000),
     trustedProxies: trustedProxies(read('TRUSTED_PROXIES')),
     authIdentityTtlMs: integer(env, 'AUTH_IDENTITY_TTL_MS', 60_000, 0, 3_600_000),
+    publicSubtreeHoldMs: integer(env, 'PUBLIC_SUBTREE_HOLD_MS', 1000, 0, 5000),
     corsOrigins: corsOrigins(read('CORS_ORIGINS')),
     persistedDocuments,
     allowArbitraryDocuments: twoValued(read('ALLOW_ARBITRARY_DOCUMENTS'), 'ALLOW_ARBITRARY_DOCUMENTS', ['true', 'false'], !(production && persistedDocuments)),

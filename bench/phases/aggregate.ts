@@ -58,7 +58,7 @@ export const PHASES: readonly { name: string; test: Test }[] = [
   { name: 'context and sources (ids checked)', test: inUrl('/dist/request-context', '/dist/context', '/dist/sources/', '/dist/credentials', '/plugins/credentials', '/models/asset-ids') },
   {
     name: 'resolvers, execution and promise machinery',
-    test: any(inUrl('graphql/execution/', 'graphql-jit', '/dist/schema/', '@pothos/', 'graphql/type/', 'graphql/jsutils/'), baseline('mobileHome', 'walletScreen', 'marketsScreen')),
+    test: any(inUrl('graphql/execution/', 'graphql-jit', '/dist/execution-public', '/dist/schema/', '@pothos/', 'graphql/type/', 'graphql/jsutils/'), baseline('mobileHome', 'walletScreen', 'marketsScreen')),
   },
   {
     name: 'HTTP in and out (node http, Yoga adapter, plugin chain)',

@@ -20,6 +20,7 @@ import {
 } from 'graphql';
 import type { CompiledQuery } from 'graphql-jit';
 import { compileQuery, isCompiledQuery } from './graphql-jit.js';
+import { compileWithHeldPublicFields } from '../execution-public.js';
 import { makeExecute, type Plugin } from 'graphql-yoga';
 
 /** What the compiled code of one document runs, and the serializer it compiled for the result's shape. */
@@ -92,6 +93,11 @@ const LEAF_SERIALIZERS: Record<string, (value: unknown) => unknown> = {
 
 /** A document compiled with graphql-jit's defaults but the leaves' serializers; what fails to compile answers its errors. */
 export function compileDocument(schema: GraphQLSchema, document: DocumentNode, operationName?: string | null): CompiledDocument {
+  const split = compileWithHeldPublicFields(schema, document, operationName, (part) => compileWhole(schema, part));
+  return (split as CompiledDocument | null) ?? compileWhole(schema, document, operationName);
+}
+
+function compileWhole(schema: GraphQLSchema, document: DocumentNode, operationName?: string | null): CompiledDocument {
   const made = compileQuery(schema, document, operationName ?? undefined, { customSerializers: LEAF_SERIALIZERS });
   return isCompiledQuery(made) ? made : { query: () => made, stringify: (value: unknown) => JSON.stringify(value) };
 }

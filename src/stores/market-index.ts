@@ -94,6 +94,8 @@ export interface MarketIndex {
   /** Re-reads the listing now (joins a refresh in flight); the previous index stays when it fails. */
   refresh(): Promise<void>;
   info(): MarketIndexInfo;
+  /** Counts the listings read into the index: an answer built from the index is as new as the version it read. */
+  version(): number;
 }
 
 export function createMarketIndex(deps: MarketIndexDeps, options: MarketIndexOptions = {}): MarketIndex {
@@ -139,6 +141,8 @@ export function createMarketIndex(deps: MarketIndexDeps, options: MarketIndexOpt
     freshnessOf: (market, scope) => served.freshnessOf(market, scope),
 
     refresh: () => refresher.refresh(),
+
+    version: () => refresher.builds,
 
     info() {
       const { snapshot } = refresher;
