@@ -53,6 +53,24 @@ export function nodeListener(handler: NodeHandler, fastPath?: FastPath): Request
     else (req as IncomingMessage & { body?: unknown }).body = json ? (parsedObject(bytes) ?? bytes) : bytes;
     void handle(req, res);
   };
+  // 'end' and 'error' come at most once each: plain listeners, without `once`'s wrapper per request, and
+  // made once per server: a request's chunks and its response wait on the request, no closure per request.
+  function onData(this: Reading, chunk: Buffer): void {
+    this[CHUNKS]!.push(chunk);
+  }
+  function onEnd(this: Reading): void {
+    const chunks = this[CHUNKS]!;
+    const res = this[RESPONSE]!;
+    this[CHUNKS] = undefined;
+    const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    const json = isJson(this.headers['content-type']);
+    const answered = json && fromBytes ? fromBytes(this, res, bytes) : false;
+    if (answered === false) read(this, res, bytes, json);
+    else if (answered !== true) void answered.then((done) => done || read(this, res, bytes, json));
+  }
+  function onError(this: Reading): void {
+    this[RESPONSE]!.destroy();
+  }
   return (req, res) => {
     if (!smallPost(req)) return void handle(req, res);
     // A small JSON POST (every GraphQL request of a real client) is read here, whole, parsed, and handed
@@ -62,23 +80,19 @@ export function nodeListener(handler: NodeHandler, fastPath?: FastPath): Request
     // the socket). Its declared length is still checked against the limit. Any other small body (not
     // JSON, or not an object) is handed over as its bytes and read by Yoga as before. The server's
     // requestTimeout bounds a slow body; a body that does not arrive whole never reaches the handler.
-    // 'end' and 'error' come at most once each: plain listeners, without `once`'s wrapper per request.
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      chunks.push(chunk);
-      size += chunk.length;
-    });
-    req.on('end', () => {
-      const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
-      const json = isJson(req.headers['content-type']);
-      const answered = json && fromBytes ? fromBytes(req, res, bytes) : false;
-      if (answered === false) read(req, res, bytes, json);
-      else if (answered !== true) void answered.then((done) => done || read(req, res, bytes, json));
-    });
-    req.on('error', () => res.destroy());
+    const reading = req as Reading;
+    reading[CHUNKS] = [];
+    reading[RESPONSE] = res;
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
   };
 }
+
+/** Where a small body's chunks, and the response to answer it on, wait on the request while the listener reads it. */
+const CHUNKS = Symbol('body chunks');
+const RESPONSE = Symbol('response');
+type Reading = IncomingMessage & { [CHUNKS]?: Buffer[] | undefined; [RESPONSE]?: ServerResponse | undefined };
 
 /** Whether a content type names JSON (the one every client sends, compared first). */
 function isJson(contentType: string | undefined): boolean {
@@ -89,6 +103,8 @@ const GRAPHQL_PATH = '/graphql';
 
 /** Where a JSON body's bytes wait, unparsed, on a `GatewayRequest` until its `body` is read. */
 const HELD = Symbol('body bytes');
+/** Where a `GatewayRequest` keeps its body once read or set. */
+const BODY = Symbol('body');
 
 /**
  * The server's requests: a small JSON body read by the listener is parsed when `body` is first read
@@ -96,21 +112,22 @@ const HELD = Symbol('body bytes');
  * remembered bodies) answers without parsing them.
  */
 export class GatewayRequest extends http.IncomingMessage {
-  [HELD]: Buffer | undefined = undefined;
-  #body: unknown = undefined;
+  // Set only on the requests that have them (no initializer): most requests never hold a body here.
+  declare [HELD]: Buffer | undefined;
+  declare [BODY]: unknown;
 
   get body(): unknown {
     const bytes = this[HELD];
     if (bytes !== undefined) {
       this[HELD] = undefined;
-      this.#body = parsedObject(bytes) ?? bytes;
+      this[BODY] = parsedObject(bytes) ?? bytes;
     }
-    return this.#body;
+    return this[BODY];
   }
 
   set body(value: unknown) {
     this[HELD] = undefined;
-    this.#body = value;
+    this[BODY] = value;
   }
 }
 
