@@ -1,6 +1,7 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { http } from './node-http-module.js';
+import { smallBodyReader } from './small-body.js';
 
 /**
  * Node's HTTP server under Yoga: the server's own timeouts, and the request listener that reads small
@@ -53,24 +54,12 @@ export function nodeListener(handler: NodeHandler, fastPath?: FastPath): Request
     else (req as IncomingMessage & { body?: unknown }).body = json ? (parsedObject(bytes) ?? bytes) : bytes;
     void handle(req, res);
   };
-  // 'end' and 'error' come at most once each: plain listeners, without `once`'s wrapper per request, and
-  // made once per server: a request's chunks and its response wait on the request, no closure per request.
-  function onData(this: Reading, chunk: Buffer): void {
-    this[CHUNKS]!.push(chunk);
-  }
-  function onEnd(this: Reading): void {
-    const chunks = this[CHUNKS]!;
-    const res = this[RESPONSE]!;
-    this[CHUNKS] = undefined;
-    const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-    const json = isJson(this.headers['content-type']);
-    const answered = json && fromBytes ? fromBytes(this, res, bytes) : false;
-    if (answered === false) read(this, res, bytes, json);
-    else if (answered !== true) void answered.then((done) => done || read(this, res, bytes, json));
-  }
-  function onError(this: Reading): void {
-    this[RESPONSE]!.destroy();
-  }
+  const readBody = smallBodyReader((req, res, bytes) => {
+    const json = isJson(req.headers['content-type']);
+    const answered = json && fromBytes ? fromBytes(req, res, bytes) : false;
+    if (answered === false) read(req, res, bytes, json);
+    else if (answered !== true) void answered.then((done) => done || read(req, res, bytes, json));
+  });
   return (req, res) => {
     if (!smallPost(req)) return void handle(req, res);
     // A small JSON POST (every GraphQL request of a real client) is read here, whole, parsed, and handed
@@ -80,19 +69,9 @@ export function nodeListener(handler: NodeHandler, fastPath?: FastPath): Request
     // the socket). Its declared length is still checked against the limit. Any other small body (not
     // JSON, or not an object) is handed over as its bytes and read by Yoga as before. The server's
     // requestTimeout bounds a slow body; a body that does not arrive whole never reaches the handler.
-    const reading = req as Reading;
-    reading[CHUNKS] = [];
-    reading[RESPONSE] = res;
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
+    readBody(req, res);
   };
 }
-
-/** Where a small body's chunks, and the response to answer it on, wait on the request while the listener reads it. */
-const CHUNKS = Symbol('body chunks');
-const RESPONSE = Symbol('response');
-type Reading = IncomingMessage & { [CHUNKS]?: Buffer[] | undefined; [RESPONSE]?: ServerResponse | undefined };
 
 /** Whether a content type names JSON (the one every client sends, compared first). */
 function isJson(contentType: string | undefined): boolean {

@@ -29,18 +29,6 @@ class Captured {
 }
 const CAPTURE = { Response: Captured } as unknown as FetchAPI;
 
-/** What the processor answers a result with no error and no `extensions.http`: 200 and its content type alone. */
-const PLAIN: Record<MediaType, Captured['init']> = {
-  'application/json': { status: 200, headers: { 'Content-Type': 'application/json; charset=utf-8' } },
-  'application/graphql-response+json': { status: 200, headers: { 'Content-Type': 'application/graphql-response+json; charset=utf-8' } },
-};
-
-/** Yoga's result processing; a plain result's answer made without its per-answer objects, the body by the result's own serializer as the processor would. */
-function processedResult(result: ExecutionResult & { stringify?: (value: unknown) => string }, mediaType: MediaType): Captured {
-  if (!result.errors?.length && !(result.extensions as { http?: unknown } | undefined)?.http) return new Captured((result.stringify ?? JSON.stringify)(result), PLAIN[mediaType]);
-  return processRegularResult(result, CAPTURE, mediaType) as unknown as Captured;
-}
-
 /**
  * Writes a result as Yoga's pipeline answers it over HTTP, in one `writeHead` and one `end`: its status
  * and body as Yoga's JSON result processor makes them (`processRegularResult`: the status an error's
@@ -49,7 +37,7 @@ function processedResult(result: ExecutionResult & { stringify?: (value: unknown
  * 200 the wire encoding's tag, coding and 304 (plugins/wire-encoding.ts `wireAnswer`).
  */
 export function writeResult(res: ServerResponse, result: ExecutionResult, head: AnswerHead, slots: CompressionSlots): number | Promise<number> {
-  const processed = processedResult(result, head.mediaType);
+  const processed = processRegularResult(result, CAPTURE, head.mediaType) as unknown as Captured;
   const { status } = processed.init;
   const ok = status === 200;
   // Yoga sends a refusal's headers as its result processor named them; the wire encoding's 200s in lower case.
