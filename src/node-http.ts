@@ -30,8 +30,12 @@ export const SERVER_TIMEOUTS: Readonly<ServerTimeouts> = Object.freeze({
   checkIntervalMs: 1_000,
 });
 
-/** A request handler that may answer asynchronously (Yoga's node handler returns a promise, and handles its own errors). */
-export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
+/**
+ * A request handler that may answer asynchronously (Yoga's node handler returns a promise, and handles
+ * its own errors). `expect`, when it has one, is told when the listener begins reading a body for it,
+ * before the request is handed over (admission.ts: its turn then comes in the same turn of the loop).
+ */
+export type NodeHandler = ((req: IncomingMessage, res: ServerResponse) => unknown) & { expect?: () => void };
 
 /**
  * Answers a request before the handler when it can (fast-path/hits.ts: a cached hit): true when it
@@ -70,6 +74,7 @@ export function nodeListener(handler: NodeHandler, fastPath?: FastPath): Request
     // JSON, or not an object) is handed over as its bytes and read by Yoga as before. The server's
     // requestTimeout bounds a slow body; a body that does not arrive whole never reaches the handler.
     readBody(req, res);
+    handler.expect?.();
   };
 }
 
