@@ -96,6 +96,14 @@ export class Admission {
   }
 
   /**
+   * A request is on its way (node-http.ts reads its body at the loop's check phase, then admits it):
+   * the turn is scheduled now, after that read, so that the request starts in the same turn of the loop.
+   */
+  expect(): void {
+    this.#scheduleTurn();
+  }
+
+  /**
    * Starts the queue's next requests in a turn of their own (`setImmediate`, after the loop has read its
    * sockets), each run to its first wait before the next turn: the listener that read a request never runs it.
    */
@@ -152,7 +160,7 @@ export function frontDoor(handler: NodeHandler, limits: Readonly<AdmissionLimits
     if (counted(req)) admission.admit(req, res);
     else void handler(req, res);
   };
-  return Object.assign(door, { admission });
+  return Object.assign(door, { admission, expect: () => admission.expect() });
 }
 
 /** `gateway_admission_in_flight`, `gateway_admission_queued` and `gateway_admission_refused_total`, read from the admission when scraped. */

@@ -1,6 +1,7 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { http } from './node-http-module.js';
+import { smallBodyReader } from './small-body.js';
 
 /**
  * Node's HTTP server under Yoga: the server's own timeouts, and the request listener that reads small
@@ -29,8 +30,12 @@ export const SERVER_TIMEOUTS: Readonly<ServerTimeouts> = Object.freeze({
   checkIntervalMs: 1_000,
 });
 
-/** A request handler that may answer asynchronously (Yoga's node handler returns a promise, and handles its own errors). */
-export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
+/**
+ * A request handler that may answer asynchronously (Yoga's node handler returns a promise, and handles
+ * its own errors). `expect`, when it has one, is told when the listener begins reading a body for it,
+ * before the request is handed over (admission.ts: its turn then comes in the same turn of the loop).
+ */
+export type NodeHandler = ((req: IncomingMessage, res: ServerResponse) => unknown) & { expect?: () => void };
 
 /**
  * Answers a request before the handler when it can (fast-path/hits.ts: a cached hit): true when it
@@ -53,6 +58,12 @@ export function nodeListener(handler: NodeHandler, fastPath?: FastPath): Request
     else (req as IncomingMessage & { body?: unknown }).body = json ? (parsedObject(bytes) ?? bytes) : bytes;
     void handle(req, res);
   };
+  const readBody = smallBodyReader((req, res, bytes) => {
+    const json = isJson(req.headers['content-type']);
+    const answered = json && fromBytes ? fromBytes(req, res, bytes) : false;
+    if (answered === false) read(req, res, bytes, json);
+    else if (answered !== true) void answered.then((done) => done || read(req, res, bytes, json));
+  });
   return (req, res) => {
     if (!smallPost(req)) return void handle(req, res);
     // A small JSON POST (every GraphQL request of a real client) is read here, whole, parsed, and handed
@@ -62,21 +73,8 @@ export function nodeListener(handler: NodeHandler, fastPath?: FastPath): Request
     // the socket). Its declared length is still checked against the limit. Any other small body (not
     // JSON, or not an object) is handed over as its bytes and read by Yoga as before. The server's
     // requestTimeout bounds a slow body; a body that does not arrive whole never reaches the handler.
-    // 'end' and 'error' come at most once each: plain listeners, without `once`'s wrapper per request.
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      chunks.push(chunk);
-      size += chunk.length;
-    });
-    req.on('end', () => {
-      const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
-      const json = isJson(req.headers['content-type']);
-      const answered = json && fromBytes ? fromBytes(req, res, bytes) : false;
-      if (answered === false) read(req, res, bytes, json);
-      else if (answered !== true) void answered.then((done) => done || read(req, res, bytes, json));
-    });
-    req.on('error', () => res.destroy());
+    readBody(req, res);
+    handler.expect?.();
   };
 }
 
@@ -89,6 +87,8 @@ const GRAPHQL_PATH = '/graphql';
 
 /** Where a JSON body's bytes wait, unparsed, on a `GatewayRequest` until its `body` is read. */
 const HELD = Symbol('body bytes');
+/** Where a `GatewayRequest` keeps its body once read or set. */
+const BODY = Symbol('body');
 
 /**
  * The server's requests: a small JSON body read by the listener is parsed when `body` is first read
@@ -96,21 +96,22 @@ const HELD = Symbol('body bytes');
  * remembered bodies) answers without parsing them.
  */
 export class GatewayRequest extends http.IncomingMessage {
-  [HELD]: Buffer | undefined = undefined;
-  #body: unknown = undefined;
+  // Set only on the requests that have them (no initializer): most requests never hold a body here.
+  declare [HELD]: Buffer | undefined;
+  declare [BODY]: unknown;
 
   get body(): unknown {
     const bytes = this[HELD];
     if (bytes !== undefined) {
       this[HELD] = undefined;
-      this.#body = parsedObject(bytes) ?? bytes;
+      this[BODY] = parsedObject(bytes) ?? bytes;
     }
-    return this.#body;
+    return this[BODY];
   }
 
   set body(value: unknown) {
     this[HELD] = undefined;
-    this.#body = value;
+    this[BODY] = value;
   }
 }
 

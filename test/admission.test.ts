@@ -58,6 +58,24 @@ describe('admission in front of Yoga', () => {
     expect(started).toEqual([0, 1, 2, 3, 4]);
   });
 
+  it('starts a request admitted at the check phase in that turn when it was expected (its body read first)', async () => {
+    const started: number[] = [];
+    const admission = new Admission({ ...DEFAULT_ADMISSION, maxQueued: 100 }, (req) => void started.push(Number(req.url!.split('=')[1])));
+    // As node-http.ts does: the body's read is scheduled, then the admission told a request is on its way.
+    const first = exchange('/graphql?i=0');
+    setImmediate(() => admission.admit(first.req, first.res));
+    admission.expect();
+    await nextTurn();
+    expect(started).toEqual([0]);
+    // Not expected: admitted at the check phase, it starts in the loop's next turn.
+    const second = exchange('/graphql?i=1');
+    setImmediate(() => admission.admit(second.req, second.res));
+    await nextTurn();
+    expect(started).toEqual([0]);
+    await nextTurn();
+    expect(started).toEqual([0, 1]);
+  });
+
   it('holds requests past the in-flight cap until one is answered, and drops one whose client went away', async () => {
     const handler = vi.fn();
     const admission = new Admission({ perTurn: 10, maxInFlight: 2, maxQueued: 10 }, handler);

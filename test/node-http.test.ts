@@ -78,6 +78,47 @@ describe('the HTTP server', () => {
       expect(JSON.parse(answer.body)).toEqual({ data: { __typename: 'Query' } });
     });
 
+    it('answers a JSON body that arrives in two parts, after its headers', async () => {
+      const body = JSON.stringify({ query: '{ __typename }' });
+      const socket = connect(port, '127.0.0.1');
+      await once(socket, 'connect');
+      let received = '';
+      socket.on('data', (chunk: Buffer) => (received += chunk.toString('utf8')));
+      socket.write(`POST /graphql HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAccept: application/json\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`);
+      // The first part is read (and the request begun) before the rest is sent.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(received).toBe('');
+      socket.end(body.slice(5));
+      await once(socket, 'close');
+      expect(received).toMatch(/^HTTP\/1\.1 200 OK/);
+      expect(JSON.parse(received.slice(received.indexOf('{'), received.lastIndexOf('}') + 1))).toEqual({ data: { __typename: 'Query' } });
+    });
+
+    it('answers a JSON body larger than the stream buffer (40 KB), read whole', async () => {
+      const body = JSON.stringify({ query: `{ __typename }${' '.repeat(40_000)}` });
+      const answer = await post(`Content-Type: application/json\r\nContent-Length: ${body.length}\r\n`, body);
+      expect(answer.status).toBe('HTTP/1.1 200 OK');
+      expect(JSON.parse(answer.body)).toEqual({ data: { __typename: 'Query' } });
+    });
+
+    it('answers both of two small JSON POSTs sent together on one connection', async () => {
+      const ask = (name: string) => {
+        const body = JSON.stringify({ query: `query ${name} { __typename }` });
+        return `POST /graphql HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+      };
+      const socket = connect(port, '127.0.0.1');
+      await once(socket, 'connect');
+      let received = '';
+      socket.on('data', (chunk: Buffer) => {
+        received += chunk.toString('utf8');
+        if (received.split('HTTP/1.1 200 OK').length === 3) socket.end();
+      });
+      socket.write(ask('First') + ask('Second'));
+      await once(socket, 'close');
+      expect(received.split('HTTP/1.1 200 OK').length).toBe(3);
+      expect(received.match(/\{"data":\{"__typename":"Query"\}\}/g)).toHaveLength(2);
+    });
+
     it('answers a chunked body (no Content-Length) and a body of another type as before', async () => {
       const body = JSON.stringify({ query: '{ __typename }' });
       const chunked = await post('Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n', `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`);

@@ -14,7 +14,7 @@ import { requestDeadline, REQUEST_TIMEOUT_HEADER, type RequestDeadlineOptions } 
 import { createRequestContext } from '../request-context.js';
 import { maskError } from '../errors.js';
 import { errorLogger, yogaLogging } from '../plugins/error-log.js';
-import { requestIdOf } from '../request-id.js';
+import { acceptedRequestId, REQUEST_ID, REQUEST_ID_HEADER } from '../request-id.js';
 import { served } from '../response-cache/held.js';
 import type { ResponseCacheReader } from '../response-cache/plugin.js';
 import type { CachePolicy } from '../response-cache/policy.js';
@@ -100,8 +100,9 @@ function answer(options: Steps, plan: Plan, req: IncomingMessage, res: ServerRes
   const deadline = requestDeadline(request.header(REQUEST_TIMEOUT_HEADER), options.deadline, performance.now());
   if (deadline instanceof GraphQLError) return false;
   const aborted = new AbortController();
-  // The part of the Fetch Request the context and the steps read (headers, signal): no Request is made.
-  const standIn = { method: request.method, url: req.url, headers: { get: request.header }, signal: aborted.signal } as unknown as Request;
+  const requestId = acceptedRequestId(request.header(REQUEST_ID_HEADER));
+  // The part of the Fetch Request the context and the steps read (headers, signal, its id): no Request is made.
+  const standIn = { method: request.method, url: req.url, headers: { get: request.header }, signal: aborted.signal, [REQUEST_ID]: requestId } as unknown as Request;
   const params = { query: request.query, operationName: request.operationName, variables: request.variables };
   // The server context and Yoga's initial members in one object, which the per-request root completes.
   const initial: ServerContext & YogaInitialContext = { req, res, credentials: request.credentials, cacheControl: request.cacheControl, deadline, ledger: false, request: standIn, params, waitUntil };
@@ -114,7 +115,7 @@ function answer(options: Steps, plan: Plan, req: IncomingMessage, res: ServerRes
   const corsOrigin = options.cors && request.header('origin');
   const head: AnswerHead = {
     mediaType: request.mediaType,
-    requestId: requestIdOf(standIn),
+    requestId,
     cacheControl: cache ? 'no-store' : null,
     cors: corsOrigin ? options.cors!(corsOrigin) : false,
     varyOrigin: options.cors !== undefined,

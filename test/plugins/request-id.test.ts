@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { acceptedRequestId } from '../../src/request-id.js';
 
 describe('X-Request-Id', () => {
   let gw: TestGateway;
@@ -43,5 +44,13 @@ describe('X-Request-Id', () => {
     });
     expect(bad.status).toBe(400);
     expect(bad.headers.get('x-request-id')).toBe('bad-1');
+  });
+
+  it('generates UUID-shaped ids that count up, distinct across the counter\'s carries', () => {
+    const ids = Array.from({ length: 1_000 }, () => acceptedRequestId(null));
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+    const counted = ids.map((id) => parseInt(id.slice(24), 16));
+    for (let i = 1; i < counted.length; i++) expect(counted[i]).toBe((counted[i - 1]! + 1) % 16 ** 12);
   });
 });
