@@ -82,7 +82,8 @@ export async function measure(rig: Rig, target: Target, screen: Screen, latencyM
     const warmUpState: WindowState = { lastResponseAt: 0, graphqlErrors: 0, firstError: null, lastGoodBody: null };
     const warmUp = await load({ amount: WARM_UP_PER_CONNECTION * options.connections }, warmUpState);
     const rate = warmUp.requests.total / Math.max(0.01, ((warmUpState.lastResponseAt || performance.now()) - warmUpStart) / 1000);
-    amount = Math.min(100_000, Math.max(2 * options.connections, Math.round(rate * options.warmSeconds)));
+    const unsent = screen.distinctUsers && screen.users ? screen.users - target.turn : Infinity;
+    amount = Math.min(100_000, unsent, Math.max(2 * options.connections, Math.round(rate * options.warmSeconds)));
   }
   await settle(rig.simUrl, target.proc.pid);
   const executionsBefore = target.kind === 'gateway' ? await executionsCount(target.port) : null;

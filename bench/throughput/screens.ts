@@ -22,6 +22,8 @@ export interface Screen {
   users?: number;
   /** The servers measured on this screen (against the baseline), in turn. */
   servers: readonly ServerKind[];
+  /** Every request a user the process was never sent: a warm window never holds more requests than users are left. */
+  distinctUsers?: boolean;
 }
 
 /** How many distinct subscribers the many-users mobile screen rotates over. */
@@ -177,6 +179,7 @@ export function screens(wallet: string): Screen[] {
       signedIn: true,
       users: COLD_USERS,
       servers: ['gateway-cold', 'baseline'],
+      distinctUsers: true,
     },
     {
       name: 'wallet',

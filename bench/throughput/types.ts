@@ -25,8 +25,12 @@ export const THROUGHPUT_DEFAULTS: ThroughputOptions = { warmSeconds: 5, coldRequ
 /** Cores: the load generator and the simulator share one, the measured server has the other to itself. */
 export const RIG_CORE = 0;
 export const SERVER_CORE = 1;
-/** Requests per connection of the unmeasured warm-up before a warm window; its rate sizes the window. */
-export const WARM_UP_PER_CONNECTION = 4;
+/**
+ * Requests per connection of the unmeasured warm-up before a warm window; its rate sizes the window.
+ * A thousand requests (the phase profiles' warm-up too) bring the JIT and the heap's sizes near their
+ * steady state and measure a rate close to the window's own, so the window lasts about `warmSeconds`.
+ */
+export const WARM_UP_PER_CONNECTION = 20;
 
 /**
  * - `gateway`: production's defaults, response cache on;
