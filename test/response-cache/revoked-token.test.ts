@@ -151,7 +151,11 @@ describe.runIf(needsRedis('test/response-cache/revoked-token.test.ts'))('a revok
     const key = subscriberKey({ authorization: r.b.viewerHeaders.authorization!, clientKey: r.b.viewerHeaders['x-service-client-key']! });
     expect((await r.b.execute(WALLET, {}, r.b.viewerHeaders)).errors).toBeUndefined();
     const aRedis = r.a.services.redis!;
+    // Redis restarted in the test before: A's client may still be reconnecting, and a connect in progress
+    // outlives a disconnect. From 'ready' the disconnect ends the connection for good ('end').
+    await expect.poll(() => aRedis.status, { timeout: 15_000 }).toBe('ready');
     aRedis.disconnect();
+    await expect.poll(() => aRedis.status, { timeout: 5_000 }).toBe('end');
     r.sim.alerts.revokeToken(r.sim.alerts.demo.token);
     expect(refused(await r.a.execute(UNREAD, {}, r.a.viewerHeaders))).toBe(true);
     expect(r.b.services.verifiedCallers.identity(key)).toBeDefined();
