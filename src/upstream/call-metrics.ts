@@ -10,9 +10,6 @@ export interface CallTallies {
 interface RouteSeries {
   observe: (seconds: number) => void;
   counts: Map<number | undefined, () => void>;
-  /** The status of the route's last call and its count: most calls of a route answer as the one before, without a lookup. */
-  lastStatus: number | undefined | null;
-  lastCount: (() => void) | undefined;
 }
 
 /**
@@ -26,19 +23,11 @@ export function recordCalls(tallies: CallTallies): (info: RequestInfo) => void {
     let routes = byService.get(info.service);
     if (!routes) byService.set(info.service, (routes = new Map<string, RouteSeries>()));
     let route = routes.get(info.route);
-    if (!route) {
-      const observe = tallies.durations.series(info.service, info.route);
-      routes.set(info.route, (route = { observe, counts: new Map<number | undefined, () => void>(), lastStatus: null, lastCount: undefined }));
-    }
-    let count = route.lastStatus === info.status ? route.lastCount : undefined;
+    if (!route) routes.set(info.route, (route = { observe: tallies.durations.series(info.service, info.route), counts: new Map<number | undefined, () => void>() }));
+    let count = route.counts.get(info.status);
     if (!count) {
-      count = route.counts.get(info.status);
-      if (!count) {
-        count = tallies.calls.series(info.service, info.route, info.status === undefined ? 'error' : String(info.status));
-        route.counts.set(info.status, count);
-      }
-      route.lastStatus = info.status;
-      route.lastCount = count;
+      count = tallies.calls.series(info.service, info.route, info.status === undefined ? 'error' : String(info.status));
+      route.counts.set(info.status, count);
     }
     count();
     route.observe(info.durationMs / 1000);

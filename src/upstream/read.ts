@@ -62,23 +62,16 @@ export function mapEach<T>(values: unknown, map: (raw: unknown) => T | null): T[
  * counted and summed once.
  */
 export function distinctBy<T>(items: readonly T[], identity: (item: T) => string): T[] {
+  const seen = new Set<string>();
   const out: T[] = [];
-  if (items.length === 0) return out;
-  // Most lists are a user's few records (a handful of channels or positions): a scan of their ids beats hashing them into a set.
-  const few: string[] | undefined = items.length <= FEW ? [] : undefined;
-  const seen = few ? undefined : new Set<string>();
   for (const item of items) {
     const id = identity(item);
-    if (few ? few.includes(id) : seen!.has(id)) continue;
-    if (few) few.push(id);
-    else seen!.add(id);
+    if (seen.has(id)) continue;
+    seen.add(id);
     out.push(item);
   }
   return out;
 }
-
-/** Lists this long or shorter are made distinct by a scan. */
-const FEW = 8;
 
 /** Runs a mapper; a `Malformed` record becomes null, any other error is a bug and propagates. */
 export function orNull<T>(map: () => T | null): T | null {

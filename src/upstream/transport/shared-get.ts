@@ -111,16 +111,11 @@ export class Listing {
   readonly #byPath = new Map<string, SharedGet>();
   // A caller's reads, listed while it has any: a list is unlisted as it empties, and never used again.
   readonly #byCaller = new Map<string, SharedGet[]>();
-  // What the last `find` read of a caller, for the `add` that follows it in the same turn.
-  #foundFor: string | undefined = undefined;
-  #found: SharedGet[] | undefined = undefined;
 
   /** The GET listed for `who` under `path`, if any. */
   find(who: string, path: string): SharedGet | undefined {
     if (who === '') return this.#byPath.get(path);
     const reads = this.#byCaller.get(who);
-    this.#foundFor = who;
-    this.#found = reads;
     if (reads) for (const get of reads) if (get.path === path) return get;
     return undefined;
   }
@@ -131,8 +126,7 @@ export class Listing {
       this.#byPath.set(get.path, get);
       return;
     }
-    const reads = this.#foundFor === get.who ? this.#found : this.#byCaller.get(get.who);
-    this.#foundFor = this.#found = undefined;
+    const reads = this.#byCaller.get(get.who);
     if (!reads) {
       this.#byCaller.set(get.who, (get.reads = [get]));
       return;
@@ -157,7 +151,6 @@ export class Listing {
     const reads = get.reads;
     if (!reads) return;
     get.reads = undefined;
-    this.#foundFor = this.#found = undefined;
     if (reads.length === 1) return void this.#byCaller.delete(get.who);
     // A caller's reads are in no order: the last takes the place of the one that goes.
     const at = reads.indexOf(get);
