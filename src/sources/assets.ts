@@ -4,7 +4,8 @@ import type { Services } from '../services.js';
 import type { SearchAssetsParams } from '../upstream/index.js';
 import { assetFromToken } from '../stores/asset-cache.js';
 import type { CallScope } from '../operation/index.js';
-import { asError, eventScope } from './common.js';
+import { eventScope } from './common.js';
+import { toError } from '../inflight-waiter.js';
 
 /** One price series request: every argument that changes the upstream's answer. */
 export interface PriceHistoryKey {
@@ -158,7 +159,7 @@ export class AssetsSource {
           assetCache.get(id, 'metadata', scope).then((lookup) => {
             if (lookup.asset && lookup.asked) fetched.add(lookup.asset);
             return lookup.asset;
-          }, asError),
+          }, toError),
         ),
       ),
     );
@@ -171,7 +172,7 @@ export class AssetsSource {
       (keys) =>
         Promise.all(
           keys.map((key) =>
-            assets.getPriceHistory(key.assetId, { from: key.from, to: key.to ?? undefined, resolution: key.resolution, scope }).catch(asError),
+            assets.getPriceHistory(key.assetId, { from: key.from, to: key.to ?? undefined, resolution: key.resolution, scope }).catch(toError),
           ),
         ),
       { cacheKeyFn: (key) => `${key.assetId} ${key.from} ${key.to ?? 'now'} ${key.resolution}` },

@@ -1,10 +1,5 @@
 import type { CallScope } from '../operation/index.js';
 
-/** A DataLoader batch answers an Error for a key whose load failed: that key's load alone rejects. */
-export function asError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
-}
-
 /**
  * The scope of a subscription's event: the stream's signal alone. It aborts when the subscriber goes
  * away, the only one the event's reads serve; nothing is counted or timed, as a stream lives long and

@@ -3,7 +3,8 @@ import { walletValueHistory, type Freshness, type MARKET_HISTORY_RESOLUTIONS, ty
 import type { Services } from '../services.js';
 import { MAX_HISTORY_MARKETS, MAX_POSITION_WALLETS, type MarketsClient } from '../upstream/index.js';
 import type { CallScope } from '../operation/index.js';
-import { asError, eventScope } from './common.js';
+import { eventScope } from './common.js';
+import { toError } from '../inflight-waiter.js';
 import { WalletPositionsLoader } from './wallet-positions.js';
 
 /** The resolutions the market history call offers. */
@@ -176,7 +177,7 @@ async function loadApyHistories(client: MarketsClient, keys: readonly ApyHistory
               for (const marketId of chunk) results.set(`${id}\n${marketId}`, byId.get(marketId) ?? []);
             },
             (error: unknown) => {
-              const failure = asError(error);
+              const failure = toError(error);
               for (const marketId of chunk) results.set(`${id}\n${marketId}`, failure);
             },
           ),
