@@ -7,7 +7,7 @@ import type { Coding } from '../plugins/compression.js';
 import { COMPRESSION_THRESHOLD_BYTES, negotiate } from '../plugins/wire-encoding.js';
 import type { PersistedDocuments } from '../plugins/trusted-documents.js';
 import { acceptedRequestId } from '../request-id.js';
-import { wireFormsOf } from '../response-cache/held.js';
+import { servedAge, wireFormsOf } from '../response-cache/held.js';
 import type { ResponseCacheReader } from '../response-cache/plugin.js';
 import { heldAnswer } from '../response-cache/store.js';
 import { KnownBodies } from './bodies.js';
@@ -113,11 +113,10 @@ function answerHit(options: HitPathOptions, request: HitRequest, cached: Cached,
   const freshness = heldAnswer(held);
   if (!freshness) return false;
   const { bytes } = freshness;
-  const ageMs = Math.max(0, Date.now() - freshness.storedAt);
-  const stale = ageMs > freshness.ttlMs;
   // Past its grace, or older than the client allows: a miss, which the pipeline executes.
-  const maxAgeMs = request.cacheControl.maxAgeMs;
-  if (stale && (ageMs > freshness.ttlMs + options.reader.graceMs(cached.policy) || (maxAgeMs !== null && ageMs > maxAgeMs))) return false;
+  const age = servedAge(freshness, options.reader.graceMs(cached.policy), request.cacheControl.maxAgeMs);
+  if (!age) return false;
+  const { ageMs, stale } = age;
   const forms = wireFormsOf(held);
   forms.etag ??= strongTag(bytes);
   const size = (forms.size ??= bytes.length);

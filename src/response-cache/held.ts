@@ -1,6 +1,6 @@
 import type { ExecutionResult } from 'graphql';
 import { WIRE_FORMS, type WireForms } from '../etag.js';
-import { heldAnswer, resultBody, type ResponseCacheStore } from './store.js';
+import { heldAnswer, resultBody, type Freshness, type ResponseCacheStore } from './store.js';
 
 /** Marks an answer served from the cache (the symbol Yoga's response cache plugin marks with, kept for its readers). */
 const SERVED_FROM_CACHE = Symbol.for('servedFromResponseCache');
@@ -20,13 +20,23 @@ export interface Served {
  */
 export function served(held: ExecutionResult | null | undefined, graceMs: number, maxAgeMs: number | null): Served | null {
   if (!held) return null;
-  const freshness = heldAnswer(held);
-  const ageMs = freshness ? Math.max(0, Date.now() - freshness.storedAt) : 0;
-  const stale = freshness !== undefined && ageMs > freshness.ttlMs;
-  if (stale && (ageMs > freshness.ttlMs + graceMs || (maxAgeMs !== null && ageMs > maxAgeMs))) return null;
+  const age = servedAge(heldAnswer(held), graceMs, maxAgeMs);
+  if (!age) return null;
+  const { ageMs, stale } = age;
   // Read from the entry's bytes when the pipeline writes it, not for a caller that only asks whether it is served.
   const result = { ...held, stringify: () => resultBody(held), [WIRE_FORMS]: wireFormsOf(held), [SERVED_FROM_CACHE]: true } as ExecutionResult;
   return { result, ageMs, stale };
+}
+
+/**
+ * A held entry's age and whether it is stale, or null when it may not be answered: stale past its
+ * grace, or older than the client's `max-age`. The pipeline's lookup and the hit path both ask this.
+ */
+export function servedAge(freshness: Freshness | undefined, graceMs: number, maxAgeMs: number | null): { ageMs: number; stale: boolean } | null {
+  const ageMs = freshness ? Math.max(0, Date.now() - freshness.storedAt) : 0;
+  const stale = freshness !== undefined && ageMs > freshness.ttlMs;
+  if (stale && (ageMs > freshness.ttlMs + graceMs || (maxAgeMs !== null && ageMs > maxAgeMs))) return null;
+  return { ageMs, stale };
 }
 
 /**
