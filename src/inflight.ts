@@ -19,7 +19,6 @@
  * its own deadline nor tells an abandoned leader from an answer.
  */
 import { Flight } from './inflight-flight.js';
-import type { Caller } from './inflight-waiter.js';
 
 export { toError, Waiter, type Answer, type Caller } from './inflight-waiter.js';
 export { Flight, NotShared } from './inflight-flight.js';
@@ -123,11 +122,6 @@ export class InFlight<K, T, M = undefined, O extends object = object> {
     const flight = this.#joined.get(owner);
     if (flight) this.#joined.delete(owner);
     return flight;
-  }
-
-  /** The answer of the flight listed under `key`, started by `work` when there is none. */
-  share(this: InFlight<K, T, undefined>, key: K, work: () => Promise<T>, caller: Caller = {}): Promise<T> {
-    return (this.get(key) ?? this.start(key, work, { meta: undefined })).join(caller).answer;
   }
 
   /** @internal A flight settled or was abandoned: nobody joins it any more. */

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { InFlight, NotShared } from '../src/inflight.js';
+import { InFlight, NotShared, type Caller } from '../src/inflight.js';
+
+/** A caller's wait on the flight listed under `key`, started by `work` when there is none: what the gateway's sharing sites do. */
+function share<K, T>(flights: InFlight<K, T, undefined>, key: K, work: () => Promise<T>, caller: Caller = {}): Promise<T> {
+  return (flights.get(key) ?? flights.start(key, work, { meta: undefined })).join(caller).answer;
+}
 
 /** Work whose outcome the test decides, counting how often it was started. */
 function controlled<T>() {
@@ -33,7 +38,7 @@ describe('InFlight: one way to share work in flight', () => {
     const flights = new InFlight<string, string>();
     const a = controlled<string>();
     const b = controlled<string>();
-    const answers = [flights.share('a', a.work), flights.share('a', a.work), flights.share('a', a.work), flights.share('b', b.work)];
+    const answers = [share(flights, 'a', a.work), share(flights, 'a', a.work), share(flights, 'a', a.work), share(flights, 'b', b.work)];
     expect([a.starts(), b.starts()]).toEqual([1, 1]);
     a.resolve('A');
     b.resolve('B');
@@ -44,8 +49,8 @@ describe('InFlight: one way to share work in flight', () => {
     const flights = new InFlight<string, string>();
     const work = controlled<string>();
     const controller = new AbortController();
-    const leaving = outcome(flights.share('k', work.work, { signal: controller.signal, aborted: () => new Error('my caller left') }));
-    const staying = outcome(flights.share('k', work.work));
+    const leaving = outcome(share(flights, 'k', work.work, { signal: controller.signal, aborted: () => new Error('my caller left') }));
+    const staying = outcome(share(flights, 'k', work.work));
     controller.abort();
     await turn();
     expect(leaving.error).toEqual(new Error('my caller left'));
@@ -66,7 +71,7 @@ describe('InFlight: one way to share work in flight', () => {
       add(...args);
     }) as typeof add;
     const works = Array.from({ length: 20 }, () => controlled<number>());
-    const answers = works.map((w, i) => outcome(flights.share(i, w.work, { signal: controller.signal })));
+    const answers = works.map((w, i) => outcome(share(flights, i, w.work, { signal: controller.signal })));
     expect(listeners).toBe(1);
     controller.abort(new Error('gone'));
     await turn();
@@ -76,8 +81,8 @@ describe('InFlight: one way to share work in flight', () => {
   it("a waiter leaves at its own deadline, with its own error, while the work answers a waiter with more time", async () => {
     const flights = new InFlight<string, string>();
     const work = controlled<string>();
-    const soon = flights.share('k', work.work, { deadlineAt: performance.now() + 5, expired: () => new Error('out of time') });
-    const later = outcome(flights.share('k', work.work, { deadlineAt: performance.now() + 60_000 }));
+    const soon = share(flights, 'k', work.work, { deadlineAt: performance.now() + 5, expired: () => new Error('out of time') });
+    const later = outcome(share(flights, 'k', work.work, { deadlineAt: performance.now() + 60_000 }));
     await expect(soon).rejects.toEqual(new Error('out of time'));
     expect(later.settled).toBe(false);
     work.resolve('answer');
@@ -89,8 +94,8 @@ describe('InFlight: one way to share work in flight', () => {
   it('a waiter whose deadline already passed or whose signal already aborted is answered at once, without waiting', async () => {
     const flights = new InFlight<string, string>();
     const work = controlled<string>();
-    const late = outcome(flights.share('k', work.work, { deadlineAt: performance.now() - 1, expired: () => new Error('late') }));
-    const gone = outcome(flights.share('k', work.work, { signal: AbortSignal.abort(new Error('gone')) }));
+    const late = outcome(share(flights, 'k', work.work, { deadlineAt: performance.now() - 1, expired: () => new Error('late') }));
+    const gone = outcome(share(flights, 'k', work.work, { signal: AbortSignal.abort(new Error('gone')) }));
     await turn();
     expect([late.error, gone.error]).toEqual([new Error('late'), new Error('gone')]);
   });
@@ -99,12 +104,12 @@ describe('InFlight: one way to share work in flight', () => {
     const flights = new InFlight<string, string>();
     const work = controlled<string>();
     const failure = new Error('upstream down');
-    const answers = [outcome(flights.share('k', work.work)), outcome(flights.share('k', work.work))];
+    const answers = [outcome(share(flights, 'k', work.work)), outcome(share(flights, 'k', work.work))];
     work.reject(failure);
     await turn();
     expect(answers.map((a) => a.error)).toEqual([failure, failure]);
     expect(flights.size).toBe(0);
-    const again = outcome(flights.share('k', work.work));
+    const again = outcome(share(flights, 'k', work.work));
     expect(work.starts()).toBe(2);
     work.resolve('back');
     await turn();
@@ -114,10 +119,10 @@ describe('InFlight: one way to share work in flight', () => {
   it('the entry is removed when the work settles: a caller after it starts new work', async () => {
     const flights = new InFlight<string, number>();
     let n = 0;
-    expect(await flights.share('k', () => Promise.resolve(++n))).toBe(1);
+    expect(await share(flights, 'k', () => Promise.resolve(++n))).toBe(1);
     expect(flights.size).toBe(0);
     expect(flights.get('k')).toBeUndefined();
-    expect(await flights.share('k', () => Promise.resolve(++n))).toBe(2);
+    expect(await share(flights, 'k', () => Promise.resolve(++n))).toBe(2);
   });
 
   it("work whose owner's caller left is not shared: it is not joined, and its waiters are told to run their own", async () => {
@@ -200,7 +205,7 @@ describe('InFlight: one way to share work in flight', () => {
   it('work that throws before returning a promise fails its waiters like a rejection', async () => {
     const flights = new InFlight<string, string>();
     await expect(
-      flights.share('k', () => {
+      share(flights, 'k', () => {
         throw new Error('at once');
       }),
     ).rejects.toThrow('at once');
