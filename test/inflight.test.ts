@@ -2,9 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { InFlight, NotShared, type Caller } from '../src/inflight.js';
 
 /** A caller's wait on the flight listed under `key`, started by `work` when there is none: what the gateway's sharing sites do. */
-function share<K, T>(flights: InFlight<K, T, undefined>, key: K, work: () => Promise<T>, caller: Caller = {}): Promise<T> {
-  return (flights.get(key) ?? flights.start(key, work, { meta: undefined })).join(caller).answer;
-}
+const share = <K, T>(flights: InFlight<K, T, undefined>, key: K, work: () => Promise<T>, caller: Caller = {}): Promise<T> =>
+  (flights.get(key) ?? flights.start(key, work, { meta: undefined })).join(caller).answer;
 
 /** Work whose outcome the test decides, counting how often it was started. */
 function controlled<T>() {
