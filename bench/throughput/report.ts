@@ -1,6 +1,6 @@
 /** The throughput comparison's console lines and its section of bench/RESULTS.md. */
 import { cpus } from 'node:os';
-import { PRODUCTION_COMMAND } from './servers.js';
+import { containerHeapFlag, PRODUCTION_COMMAND } from './servers.js';
 import { COLD_USERS, MANY_USERS, type ScreenName } from './screens.js';
 import { RIG_CORE, SERVER_CORE, SERVER_LEGEND, WARM_UP_PER_CONNECTION, type ServerKind, type ThroughputOptions, type ThroughputRow } from './types.js';
 
@@ -83,10 +83,10 @@ export function throughputMarkdown(rows: readonly ThroughputRow[], ctx: ReportCo
     '',
     `- Date: ${new Date().toISOString()}; run time ${ctx.seconds} s`,
     `- Machine: ${cpu[0]?.model ?? 'unknown CPU'}, ${cpu.length} cores, Node ${process.version}; load average (1 / 5 / 15 min) ${ctx.loadBefore} before, ${ctx.loadAfter} after`,
-    `- Each server in its own process (${ctx.pinned ? `\`taskset -c ${SERVER_CORE}\`` : 'not pinned'}): the gateway as built and started in production (\`${PRODUCTION_COMMAND}\`, NODE_ENV=production` +
+    `- Each server in its own process (${ctx.pinned ? `\`taskset -c ${SERVER_CORE}\`` : 'not pinned'}): the gateway as built and started in production (\`${PRODUCTION_COMMAND}\`, NODE_ENV=production, \`${containerHeapFlag()}\`: the heap Node gives it in deploy/k8s/deployment.yaml's memory limit` +
       `${process.env['MAX_QUERY_COST'] ? `, MAX_QUERY_COST=${process.env['MAX_QUERY_COST']}` : ', MAX_QUERY_COST unset'}` +
       `, RATE_LIMIT_PER_MINUTE=${process.env['RATE_LIMIT_PER_MINUTE'] ?? '0'}: one load generator is one caller), the hand-written baseline ` +
-      '(bench/throughput/baseline/, with the gateway\'s Node flags), a bare node server returning the baseline\'s answer as a fixed body.',
+      '(bench/throughput/baseline/, with the gateway\'s Node flags and heap), a bare node server returning the baseline\'s answer as a fixed body.',
     `- Upstreams: the simulator standalone (\`node --import tsx src/simulator/main.ts\`, seed 42: the image ships no simulator) ${ctx.pinned ? `on core ${RIG_CORE} with the load generator` : ''}; latency set per run through \`/__sim/latency\` (every call, no jitter).`,
     `- Load: autocannon, ${ctx.options.connections} connections. **cold** = the first ${ctx.options.coldRequests} requests of a fresh process (empty caches, unwarmed JIT); ` +
       `**warm** = then ${WARM_UP_PER_CONNECTION * ctx.options.connections} requests unmeasured, then as many requests as their rate makes in ${ctx.options.warmSeconds} s (at least ${2 * ctx.options.connections}), on the same process. ` +

@@ -11,10 +11,21 @@ export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** `npm run start:prod` (the image's command too): node's flags and the entry, run as production runs them. */
 export const PRODUCTION_COMMAND = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts['start:prod']!;
-const PRODUCTION_ARGS = PRODUCTION_COMMAND.split(' ')
-  .slice(1)
-  .map((arg) => (arg.endsWith('.js') ? join(ROOT, arg) : arg));
-/** Node's own flags of that command (`--max-semi-space-size=32`): the baseline and the bare server run with them too. */
+
+/**
+ * The heap V8 is given in the deployment's container: Node sizes it from the container's memory limit
+ * (deploy/k8s/deployment.yaml), half of it for the old generation and never under 256 MiB, the same as this
+ * flag. Without it each server would get a heap sized for the bench machine's whole memory, whose collector
+ * lets the old generation grow to several times what is live before it collects: a heap production never runs.
+ */
+export function containerHeapFlag(deploymentYaml = readFileSync(join(ROOT, 'deploy/k8s/deployment.yaml'), 'utf8')): string {
+  const limit = /limits:\s*\{\s*memory:\s*(\d+)Mi\s*\}/.exec(deploymentYaml);
+  if (!limit) throw new Error('deploy/k8s/deployment.yaml: no memory limit in Mi');
+  return `--max-old-space-size=${Math.max(256, Number(limit[1]) / 2)}`;
+}
+const [, ...commandArgs] = PRODUCTION_COMMAND.split(' ');
+const PRODUCTION_ARGS = [containerHeapFlag(), ...commandArgs.map((arg) => (arg.endsWith('.js') ? join(ROOT, arg) : arg))];
+/** Node's own flags of that command (`--max-semi-space-size=32`) and the container's heap: the baseline and the bare server run with them too. */
 const NODE_FLAGS = PRODUCTION_ARGS.filter((arg) => arg.startsWith('--'));
 
 /** What each gateway kind changes in production's configuration (names from src/config.ts). */
