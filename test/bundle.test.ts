@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -15,6 +15,15 @@ const TIMEOUT = 120_000;
  * of the bundle), with graphql-jit's own dependencies; of fast-json-stringify only its path is resolved.
  */
 const LEFT_TO_NODE = ['@opentelemetry/api', 'fast-json-stringify', 'graphql', 'graphql-jit', 'graphql-scalars', 'lodash.memoize', 'lodash.merge', 'lodash.mergewith', 'rate-limiter-flexible', 'undici'];
+/** The packages the image's run stage installs (`npm ci --omit=dev --omit=optional`), read from the lockfile as npm reads it. */
+const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean; optional?: boolean; devOptional?: boolean }> };
+const IN_IMAGE = new Set(
+  Object.entries(lock.packages)
+    .filter(([path, entry]) => path.startsWith('node_modules/') && !entry.dev && !entry.optional && !entry.devOptional)
+    .map(([path]) => path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length)),
+);
+/** What the process loaded from node_modules that the image would not hold ('.cache' is this test's bundle itself). */
+const missingFromImage = (loaded: Loaded) => [...loaded].filter((name) => name !== '.cache' && !IN_IMAGE.has(name));
 
 describe('the production build (scripts/bundle.ts): one bundle that loads what src/server.ts loads, lazily where it is lazy', () => {
   let sim: Simulator;
@@ -52,8 +61,8 @@ describe('the production build (scripts/bundle.ts): one bundle that loads what s
       );
       for (const answer of answers) expect((answer as { data: { markets: { edges: unknown[] } } }).data.markets.edges).toHaveLength(2);
       expect(answers[2]).toEqual(answers[0]);
-      // '.cache' is this test's bundle itself, under node_modules/.cache.
       expect([...loaded].filter((name) => !LEFT_TO_NODE.includes(name) && name !== '.cache')).toEqual([]);
+      expect(missingFromImage(loaded)).toEqual([]);
       expect(loaded.has('graphql')).toBe(true);
       // graphql from its CommonJS files only: the schema, graphql-jit and graphql-scalars share its classes.
       expect(loaded.modules.filter((path) => path.startsWith('graphql/') && !path.endsWith('.js'))).toEqual([]);
@@ -73,6 +82,7 @@ describe('the production build (scripts/bundle.ts): one bundle that loads what s
       const loaded = await packagesLoaded(sim, {}, async (base) => void (answer = await queryOverWebSocket(base)), entry);
       expect(answer).toEqual({ data: { __typename: 'Query' } });
       expect(chunks(loaded)).toContain('ws');
+      expect(missingFromImage(loaded)).toEqual([]);
     },
     TIMEOUT,
   );
@@ -84,6 +94,8 @@ describe('the production build (scripts/bundle.ts): one bundle that loads what s
       expect(loaded.has('ioredis')).toBe(true);
       expect(loaded.has('@opentelemetry/sdk-node')).toBe(true);
       expect(chunks(loaded)).toContain('tracing');
+      // debug (under OpenTelemetry's SDK) requires supports-color inside a try, for colours: the image goes without.
+      expect(missingFromImage(loaded).filter((name) => name !== 'supports-color' && name !== 'has-flag')).toEqual([]);
     },
     TIMEOUT,
   );
