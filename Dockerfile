@@ -8,14 +8,16 @@ COPY package.json package-lock.json ./
 COPY vendor ./vendor
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/bundle.ts ./scripts/
 COPY src ./src
+# Type-checks, then bundles the production entry into dist/ (scripts/bundle.ts says what stays in node_modules).
 RUN npm run build
 # The trusted documents the image runs: the manifest `npm run codegen` writes from the frontends' operations.
 COPY examples/client/gql/persisted-documents.json ./dist/persisted-documents.json
 
 # Run: production dependencies only (no tsx; no GraphiQL assets, an optional dependency production never
 # serves), non-root. dist/ holds the production entry alone: the development entry, its demo and the
-# simulator are left out by tsconfig.build.json. Only documents of the manifest run (README "Image").
+# simulator are never imported by it. Only documents of the manifest run (README "Image").
 FROM node:24.21.0-bookworm-slim AS run
 ENV NODE_ENV=production PORT=4000 PERSISTED_DOCUMENTS=/app/dist/persisted-documents.json
 WORKDIR /app

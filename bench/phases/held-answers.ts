@@ -6,7 +6,7 @@
  * (a build that makes a held form on the first hit makes it then), and reports the heap and external
  * bytes that remain after a full collection, per entry:
  *
- *   npm run build && node --expose-gc --import tsx bench/phases/held-answers.ts dist [<other build's dist>] [users]
+ *   npm run build:modules && node --expose-gc --import tsx bench/phases/held-answers.ts dist [<other build's dist>] [users]
  */
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import { CLIENT_KEY, hitBuild, schemaOf } from './hit-build.js';

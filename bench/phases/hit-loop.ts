@@ -6,7 +6,7 @@
  * handed over as node-http.ts hands them, parsed inside the loop when the build does not read them)
  * into a Node response without a socket (its head made, what is written kept):
  *
- *   npm run build && node --import tsx bench/phases/hit-loop.ts dist <other build's dist> [rounds]
+ *   npm run build:modules && node --import tsx bench/phases/hit-loop.ts dist <other build's dist> [rounds]
  *
  * Prints the median µs per hit of each build over the rounds (each round 30,000 hits per build).
  */

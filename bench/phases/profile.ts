@@ -1,7 +1,7 @@
 /**
  * A CPU profile of one server on one screen, for the phase budget (bench/PHASES.md):
  *
- *   npm run build && node --import tsx bench/phases/profile.ts <mobile-cold|markets> <gateway-cold|gateway-off|baseline> [requests] [dir]
+ *   npm run build:modules && node --import tsx bench/phases/profile.ts <mobile-cold|markets> <gateway-cold|gateway-off|baseline> [requests] [dir]
  *
  * The bare server (`bare`) answers with the bytes of the file `BODY_FILE` names (bench/phases/hits.ts writes one).
  *

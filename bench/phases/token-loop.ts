@@ -4,7 +4,7 @@
  * over the shared asset cache, as the schema's token fields do. CPU µs per such request, min and median
  * of 15 rounds, for a build's dist/ (default ./dist; another build: `DIST=node_modules/.cache/before/dist`):
  *
- *   npm run build && node --import tsx bench/phases/token-loop.ts
+ *   npm run build:modules && node --import tsx bench/phases/token-loop.ts   # dist/ file by file: it imports modules of it
  *
  * Alternate two builds' runs on a loaded machine and read the medians (bench/PHASES.md, branch `stores2`).
  */
