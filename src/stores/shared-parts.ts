@@ -32,23 +32,11 @@ export function sameValue(a: unknown, b: unknown, depth = 0): boolean {
   return true;
 }
 
-/**
- * Each field of `mine` equal to the same field of `like` (a string, or a whole part) becomes `like`'s;
- * a part that differs keeps its own object and shares its fields in turn. Changes `mine` in place.
- */
-export function shareEqualFields(mine: Plain, like: Plain, depth = 0): void {
-  for (const key of Object.keys(mine)) {
-    const value = mine[key];
-    if (typeof value !== 'string' && typeof value !== 'object') continue;
-    if (value === null || !Object.hasOwn(like, key)) continue;
-    const theirs = like[key];
-    if (value === theirs) {
-      // Equal strings: one copy (a no-op when they are already the same string).
-      if (typeof value === 'string') mine[key] = theirs;
-    } else if (sameValue(value, theirs, depth + 1)) mine[key] = theirs;
-    else if (depth + 1 < MAX_DEPTH && isPlain(value) && isPlain(theirs)) shareEqualFields(value, theirs, depth + 1);
-  }
-}
+const sameProvider = (a: Provider, b: Provider) => a === b || (a.providerId === b.providerId && a.name === b.name && a.icon === b.icon);
+
+/** Whether two token records are equal, field by field (the mapped shape is fixed). */
+export const sameToken = (a: TokenRef, b: TokenRef) =>
+  a === b || (a.assetId === b.assetId && a.address === b.address && a.symbol === b.symbol && a.decimals === b.decimals && a.icon === b.icon && a.name === b.name);
 
 /**
  * One provider and token object per equal record over a listing read: the markets of one read hand
@@ -60,24 +48,62 @@ export class ListingParts {
 
   /** `market` with its provider and tokens replaced by equal ones seen before in this read. */
   share(market: Market): void {
-    market.provider = this.#one(this.#providers, market.provider.providerId, market.provider);
-    const tokens = market as unknown as Plain;
+    const provider = this.#providers.get(market.provider.providerId);
+    if (provider === undefined) this.#providers.set(market.provider.providerId, market.provider);
+    else if (sameProvider(provider, market.provider)) market.provider = provider;
+    const tokens = market as unknown as Record<string, TokenRef | null | undefined>;
     for (const key of TOKEN_FIELDS) {
       const token = tokens[key];
-      if (isPlain(token)) tokens[key] = this.#one(this.#tokens, (token as unknown as TokenRef).assetId, token as unknown as TokenRef);
+      if (token) tokens[key] = this.#token(token);
     }
-    if ('rewards' in market) for (const reward of market.rewards) reward.token = this.#one(this.#tokens, reward.token.assetId, reward.token);
+    if ('rewards' in market) for (const reward of market.rewards) reward.token = this.#token(reward.token);
   }
 
-  #one<T>(seen: Map<string, T>, key: string, value: T): T {
-    const first = seen.get(key);
-    if (first !== undefined && sameValue(first, value)) return first;
-    if (first === undefined) seen.set(key, value);
-    return value;
+  #token(token: TokenRef): TokenRef {
+    const first = this.#tokens.get(token.assetId);
+    if (first === undefined) this.#tokens.set(token.assetId, token);
+    return first !== undefined && sameToken(first, token) ? first : token;
   }
 }
 
 const TOKEN_FIELDS = ['token', 'borrowToken', 'tokenA', 'tokenB', 'yesToken', 'noToken'] as const;
+
+
+/** `like`'s token when equal to `mine` (each field compared: the mapped shape is fixed), else `mine`. */
+const oneToken = <T extends TokenRef | null>(mine: T, like: TokenRef | null): T => (mine !== null && like !== null && sameToken(mine, like) ? (like as T) : mine);
+
+/** `like`'s part when equal to `mine`, else `mine`. */
+const onePart = <T>(mine: T, like: T): T => (mine !== like && sameValue(mine, like) ? like : mine);
+
+/**
+ * An embedded market takes its index record's equal parts: the provider, tokens, links, passthrough
+ * data and averages, and the longest texts. Each field by name: a generic walk over the keys costs
+ * several times as much CPU for the same sharing.
+ */
+function shareMarketParts(mine: Market, like: Market): void {
+  if (mine.marketId === like.marketId) mine.marketId = like.marketId;
+  if (mine.websiteUrl !== null && mine.websiteUrl === like.websiteUrl) mine.websiteUrl = like.websiteUrl;
+  if (sameProvider(mine.provider, like.provider)) mine.provider = like.provider;
+  mine.actions = onePart(mine.actions, like.actions);
+  mine.additionalData = onePart(mine.additionalData, like.additionalData);
+  if (mine.type === 'LENDING' && like.type === 'LENDING') {
+    mine.token = oneToken(mine.token, like.token);
+    mine.borrowToken = oneToken(mine.borrowToken, like.borrowToken);
+    mine.apyAverages = onePart(mine.apyAverages, like.apyAverages);
+    mine.limits = onePart(mine.limits, like.limits);
+  } else if (mine.type === 'YIELD' && like.type === 'YIELD') {
+    mine.token = oneToken(mine.token, like.token);
+    mine.apyAverages = onePart(mine.apyAverages, like.apyAverages);
+  } else if ((mine.type === 'LOOP' && like.type === 'LOOP') || (mine.type === 'PERPETUAL' && like.type === 'PERPETUAL')) {
+    mine.tokenA = oneToken(mine.tokenA, like.tokenA);
+    mine.tokenB = oneToken(mine.tokenB, like.tokenB);
+  } else if (mine.type === 'REWARD' && like.type === 'REWARD') mine.token = oneToken(mine.token, like.token);
+  else if (mine.type === 'PREDICTION' && like.type === 'PREDICTION') {
+    mine.yesToken = oneToken(mine.yesToken, like.yesToken);
+    mine.noToken = oneToken(mine.noToken, like.noToken);
+    if (mine.title === like.title) mine.title = like.title;
+  }
+}
 
 /**
  * A position as held for sharing: its embedded market takes the index's record's equal parts (`like`,
@@ -86,17 +112,17 @@ const TOKEN_FIELDS = ['token', 'borrowToken', 'tokenA', 'tokenB', 'yesToken', 'n
  */
 export function sharePositionParts(position: Position, owner: string, like: Market | undefined): void {
   if (position.ownerAddress === owner) position.ownerAddress = owner;
+  if (like && position.market) shareMarketParts(position.market, like);
   const market = position.market ?? like;
-  if (like && position.market) shareEqualFields(position.market as unknown as Plain, like as unknown as Plain);
   if (!market) return;
   if (position.marketId === market.marketId) position.marketId = market.marketId;
   if (position.websiteUrl !== null && position.websiteUrl === market.websiteUrl) position.websiteUrl = market.websiteUrl;
   // A position's links are some of its market's, by action.
   const links = position.actions;
-  for (const action of Object.keys(links)) if (links[action] === market.actions[action]) links[action] = market.actions[action]!;
-  if ((position.type === 'REWARD' || position.type === 'PREDICTION') && position.token) {
-    const { assetId } = position.token;
-    const same = marketTokens(market).find((token) => token.assetId === assetId && sameValue(token, position.token));
-    if (same) position.token = same;
+  for (const action in links) if (links[action] === market.actions[action]) links[action] = market.actions[action]!;
+  if (position.type === 'PREDICTION' && position.token && market.type === 'PREDICTION') {
+    position.token = oneToken(oneToken(position.token, market.yesToken), market.noToken);
+  } else if (position.type === 'REWARD') {
+    for (const token of marketTokens(market)) position.token = oneToken(position.token, token);
   }
 }

@@ -1,6 +1,6 @@
 import { countedCache } from '../../held.js';
 import { isValidAssetId, parseAssetId, type Asset, type TokenRef } from '../../models/index.js';
-import { sameValue } from '../shared-parts.js';
+import { sameToken } from '../shared-parts.js';
 
 /** A token record, and when the gateway last saw it. */
 export interface TokenRecord {
@@ -26,7 +26,7 @@ export function createTokenRecords(max: number, now: () => number): TokenRecords
         const held = records.get(token.assetId);
         if (held) {
           // An equal record keeps the object held: a request's own copy would otherwise outlive its request.
-          if (!sameValue(held.token, token)) held.token = token;
+          if (!sameToken(held.token, token)) held.token = token;
           held.seenAt = seenAt;
         } else if (isValidAssetId(token.assetId)) records.set(token.assetId, { token, seenAt });
       }
