@@ -68,7 +68,6 @@ export class ListingParts {
 
 const TOKEN_FIELDS = ['token', 'borrowToken', 'tokenA', 'tokenB', 'yesToken', 'noToken'] as const;
 
-
 /** `like`'s token when equal to `mine` (each field compared: the mapped shape is fixed), else `mine`. */
 const oneToken = <T extends TokenRef | null>(mine: T, like: TokenRef | null): T => (mine !== null && like !== null && sameToken(mine, like) ? (like as T) : mine);
 
