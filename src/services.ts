@@ -140,7 +140,7 @@ export function createServices(options: ServicesOptions): Services {
     refreshIntervalMs: config.marketIndexRefreshMs,
     onTokens: (tokens) => assetCache.rememberTokens(tokens),
   });
-  const positions = createPositionsStore({ upstream, config, registry }, { ...options.positions, onPositions: (read) => assetCache.rememberTokens(positionTokens(read)) });
+  const positions = createPositionsStore({ upstream, config, registry }, { ...options.positions, onPositions: (read) => assetCache.rememberTokens(positionTokens(read)), indexed: (marketId) => marketIndex.held(marketId) });
   const redis = config.redisUrl
     ? redisClient(config.redisUrl, {
         connectionName: 'gateway',

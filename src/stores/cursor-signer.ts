@@ -57,6 +57,9 @@ export function cursorKeyRefusal(config: KeyConfig & Pick<Config, 'singleReplica
   );
 }
 
+/** Most cursors `CursorSigner` keeps issued. */
+const ISSUED_MAX_ENTRIES = 10_000;
+
 /** Length of the MAC's base64url text (16 bytes). */
 const MAC_LENGTH = 22;
 
@@ -74,7 +77,7 @@ export class CursorSigner {
    * a list and the fingerprint of its arguments, nothing of the caller) reissues its cursors without an
    * HMAC each. Bounded by their characters.
    */
-  readonly #issued = new LRUCache<string, string>({ max: 10_000, maxSize: 2 * 1024 * 1024, sizeCalculation: (cursor, body) => cursor.length + body.length });
+  readonly #issued = new LRUCache<string, string>({ maxSize: 2 * 1024 * 1024, sizeCalculation: (cursor, body) => cursor.length + body.length });
   /** What `issued` built with the current key, held by its owner's life (a store's page), dropped with the keys. */
   #built = new WeakMap<object, unknown>();
 
@@ -99,7 +102,11 @@ export class CursorSigner {
   /** `body.mac` (base64url text in, base64url text out). */
   sign(body: string): string {
     let cursor = this.#issued.get(body);
-    if (cursor === undefined) this.#issued.set(body, (cursor = `${body}.${mac(this.#current, body).toString('base64url')}`));
+    if (cursor === undefined) {
+      // Bounded in count here, not by lru-cache's `max`, which allocates index arrays for all of it when built.
+      if (this.#issued.size >= ISSUED_MAX_ENTRIES) this.#issued.pop();
+      this.#issued.set(body, (cursor = `${body}.${mac(this.#current, body).toString('base64url')}`));
+    }
     return cursor;
   }
 

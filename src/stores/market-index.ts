@@ -91,6 +91,8 @@ export interface MarketIndex {
    * it re-read); null for a market that is not the index's (one embedded in a position).
    */
   freshnessOf(market: Market, scope?: CallScope): IndexFreshness | null;
+  /** The market held now, by id, with no build, bound or count: for sharing equal parts with it, not for answers. */
+  held(marketId: string): Market | undefined;
   /** Re-reads the listing now (joins a refresh in flight); the previous index stays when it fails. */
   refresh(): Promise<void>;
   info(): MarketIndexInfo;
@@ -139,6 +141,8 @@ export function createMarketIndex(deps: MarketIndexDeps, options: MarketIndexOpt
     },
 
     freshnessOf: (market, scope) => served.freshnessOf(market, scope),
+
+    held: (marketId) => refresher.snapshot?.markets.get(marketId),
 
     refresh: () => refresher.refresh(),
 

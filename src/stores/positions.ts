@@ -10,11 +10,12 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { Config } from '../config.js';
 import { holding } from '../held.js';
-import { marketTokens, type Position, type TokenRef } from '../models/index.js';
+import { marketTokens, type Market, type Position, type TokenRef } from '../models/index.js';
 import { InFlight } from '../inflight.js';
 import { type CallScope, deadlineExceeded, detached } from '../operation/index.js';
 import type { Upstream } from '../upstream/index.js';
 import { accepted } from './freshness.js';
+import { sharePositionParts } from './shared-parts.js';
 
 export interface PositionsStoreOptions {
   /** How long a wallet's positions are shared; default `config.positionsShareTtlMs`. */
@@ -26,6 +27,8 @@ export interface PositionsStoreOptions {
   now?: () => number;
   /** Every read's positions, once (the asset cache remembers their token records). */
   onPositions?: (positions: readonly Position[]) => void;
+  /** The market index's record of a market, if it holds one: a held copy's embedded markets share its equal parts. */
+  indexed?: (marketId: string) => Market | undefined;
 }
 
 /** One wallet's positions as one read answered them, and when it answered (on the store's clock): their embedded markets are as of then. */
@@ -108,6 +111,8 @@ export function createPositionsStore(deps: PositionsStoreDeps, options: Position
   async function read(wallets: readonly string[], scope: CallScope | undefined): Promise<WalletPositions[]> {
     const positions = await upstream.markets.getPositions({ walletAddresses: wallets, scope });
     const fetchedAt = now();
+    // A copy held for sharing outlives scavenges: it keeps only what its index record does not already hold.
+    if (ttlMs > 0) for (const position of positions) sharePositionParts(position, wallets.length === 1 ? wallets[0]! : position.ownerAddress, options.indexed?.(position.marketId));
     options.onPositions?.(positions);
     // One wallet (a screen's read): its positions in one pass, without a map of owners.
     if (wallets.length === 1) return [{ positions: positions.filter((p) => p.ownerAddress === wallets[0]), fetchedAt }];

@@ -45,7 +45,12 @@ export function createCopies(o: CopiesOptions): Copies {
   // Entries live until the stale-if-error bound (a 404 for its own TTL); freshness is decided per lookup
   // from `fetchedAt`. The bound is checked here on the lookup's clock reading rather than by lru-cache's
   // TTL, which reads the clock again and keeps its own times per entry: one clock read per lookup.
-  const copies = heldLru('asset_copies', new LRUCache<string, Copy>({ max: o.maxEntries, maxSize: o.maxSizeBytes, sizeCalculation: sizeOf }));
+  // Bounded in count by `keep` rather than lru-cache's `max`, which allocates index arrays for every entry when built.
+  const copies = heldLru('asset_copies', new LRUCache<string, Copy>({ maxSize: o.maxSizeBytes, sizeCalculation: sizeOf }));
+  const keep = (assetId: string, copy: Copy) => {
+    if (copies.size >= o.maxEntries && !copies.has(assetId)) copies.pop();
+    copies.set(assetId, copy);
+  };
   const expired = (copy: Copy, at: number) => at - copy.fetchedAt > (copy.asset === null ? o.notFoundTtlMs : o.maxStaleMs);
   const inFlight = new InFlight<string, Copy>();
 
@@ -69,7 +74,7 @@ export function createCopies(o: CopiesOptions): Copies {
         client.getAsset(assetId, { scope: detached(scope) }).then((asset) => {
           const copy: Copy = { asset, fetchedAt: now(), origin };
           // Only the primary's 404 is kept (for `notFoundTtlMs`, as `get` checks).
-          if (asset || origin === 'primary') copies.set(assetId, copy);
+          if (asset || origin === 'primary') keep(assetId, copy);
           return copy;
         });
       return inFlight.start(key, work, { meta: undefined }).result;

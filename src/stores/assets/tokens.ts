@@ -1,5 +1,6 @@
 import { countedCache } from '../../held.js';
 import { isValidAssetId, parseAssetId, type Asset, type TokenRef } from '../../models/index.js';
+import { sameToken } from '../shared-parts.js';
 
 /** A token record, and when the gateway last saw it. */
 export interface TokenRecord {
@@ -24,7 +25,8 @@ export function createTokenRecords(max: number, now: () => number): TokenRecords
         // latest record and when, in place; only an id not held yet is checked and added.
         const held = records.get(token.assetId);
         if (held) {
-          held.token = token;
+          // An equal record keeps the object held: a request's own copy would otherwise outlive its request.
+          if (!sameToken(held.token, token)) held.token = token;
           held.seenAt = seenAt;
         } else if (isValidAssetId(token.assetId)) records.set(token.assetId, { token, seenAt });
       }

@@ -2,6 +2,7 @@ import { MARKET_STATUSES, marketTokens, type Market, type TokenRef } from '../..
 import type { Logger } from '../../logger.js';
 import { badBody } from '../../upstream/errors.js';
 import type { MarketsClient } from '../../upstream/index.js';
+import { ListingParts } from '../shared-parts.js';
 
 /** The listing's largest page: the fewest calls for a full read. */
 export const INDEX_PAGE_SIZE = 200;
@@ -73,6 +74,8 @@ export function createListingReader({ markets: client, logger, onTokens }: Listi
     let cursor: string | null = null;
     let bytes = 0;
     let unreadable = 0;
+    // The index holds its markets for a refresh period: one object per equal provider and token.
+    const parts = new ListingParts();
     for (let page = 0; page < maxPages && bytes <= maxBytes; page++) {
       const result = await client.listMarkets({
         predictionStatus: MARKET_STATUSES,
@@ -86,6 +89,7 @@ export function createListingReader({ markets: client, logger, onTokens }: Listi
       for (const market of result.markets) {
         // A market listed twice (the listing moved under the read) keeps its first place.
         if (!markets.has(market.marketId)) markets.set(market.marketId, market);
+        parts.share(market);
         tokens.push(...marketTokens(market));
       }
       cursor = result.cursor;
