@@ -49,7 +49,7 @@ export interface Owners<O> {
  * A key's place in a listing, emptied as what it lists leaves. When a Map that lives long outgrows its
  * table, V8 leaves the old table, entries and all, in the old space until a full collection, and every
  * scavenge keeps alive what such garbage points to: an owner (a request's whole context) or a settled
- * flight's value listed directly would be copied and promoted with it (bench/phases/NOTES-survive2.md).
+ * flight's value listed directly would be copied and promoted with it (test/inflight-scavenge.test.ts).
  */
 class Listed<V> {
   constructor(public item: V | undefined) {}
