@@ -113,7 +113,7 @@ export class Admission {
     setImmediate(this.#turn);
   }
 
-  // The turn and the close listener are made once per admission, not per request.
+  // The turn is made once per admission, not per request.
   readonly #turn = (): void => {
     this.#turnScheduled = false;
     let started = 0;
@@ -130,17 +130,39 @@ export class Admission {
     if (this.queued > 0 && this.#inFlight < this.limits.maxInFlight) this.#scheduleTurn();
   };
 
-  readonly #ended = (): void => {
-    this.#inFlight -= 1;
-    if (this.queued > 0) this.#scheduleTurn();
+  /**
+   * Every admitted response's one 'close' listener (no closure: the response knows its admission), which
+   * also aborts what the handler asked (`abortWhenClosed`). 'close' comes once: answer written or socket gone.
+   */
+  static readonly #closed = function (this: Admitted): void {
+    const admission = this[ADMITTED]!;
+    admission.#inFlight -= 1;
+    if (admission.queued > 0) admission.#scheduleTurn();
+    abortUnlessWritten.call(this);
   };
 
   #start(req: IncomingMessage, res: ServerResponse): void {
     this.#inFlight += 1;
-    // 'close' comes once, when the response is written or the socket is gone, whichever ends the request.
-    res.on('close', this.#ended);
+    (res as Admitted)[ADMITTED] = this;
+    res.on('close', Admission.#closed);
     void this.handler(req, res);
   }
+}
+
+/** Where an admitted response keeps its admission, and the controller its close aborts unless the answer was written. */
+const ADMITTED = Symbol('admission');
+const ABORTS = Symbol('aborted unless written');
+type Admitted = ServerResponse & { [ADMITTED]?: Admission; [ABORTS]?: AbortController };
+
+/** Aborts `controller` when `res` closes before its answer is written (its client went away): by the admission's listener when admitted. */
+export function abortWhenClosed(res: ServerResponse, controller: AbortController): void {
+  const response = res as Admitted;
+  response[ABORTS] = controller;
+  if (!response[ADMITTED]) res.on('close', abortUnlessWritten);
+}
+
+function abortUnlessWritten(this: Admitted): void {
+  if (!this.writableFinished) this[ABORTS]?.abort();
 }
 
 const GRAPHQL_PATH = '/graphql';

@@ -45,9 +45,19 @@ export interface Owners<O> {
   deadlineAt(owner: O): number | undefined;
 }
 
+/**
+ * A key's place in a listing, emptied as what it lists leaves. When a Map that lives long outgrows its
+ * table, V8 leaves the old table, entries and all, in the old space until a full collection, and every
+ * scavenge keeps alive what such garbage points to: an owner (a request's whole context) or a settled
+ * flight's value listed directly would be copied and promoted with it (test/inflight-scavenge.test.ts).
+ */
+class Listed<V> {
+  constructor(public item: V | undefined) {}
+}
+
 export class InFlight<K, T, M = undefined, O extends object = object> {
   // A flight led by its owner (`lead`) is listed as the owner itself until a first waiter joins it.
-  readonly #flights = new Map<K, Flight<K, T, M> | O>();
+  readonly #flights = new Map<K, Listed<Flight<K, T, M> | O>>();
   // The flights made for led owners' first waiters, by owner: its settling reaches them even once another is listed.
   readonly #joined = new WeakMap<O, Flight<K, T, M>>();
 
@@ -62,13 +72,14 @@ export class InFlight<K, T, M = undefined, O extends object = object> {
 
   /** The flight a caller may join now: listed, its owner still there, not abandoned. */
   get(key: K): Flight<K, T, M> | undefined {
-    const listed = this.#flights.get(key);
+    const entry = this.#flights.get(key);
+    const listed = entry?.item;
     if (listed === undefined || listed instanceof Flight) return listed?.joinable() ? listed : undefined;
     const signal = this.owners!.signal(listed);
     if (signal?.aborted) return undefined;
     // A led flight's first waiter: its flight is made now, most never being joined.
     const flight = new Flight(key, this, undefined as M, signal, this.owners!.deadlineAt(listed), undefined);
-    this.#flights.set(key, flight);
+    entry!.item = flight;
     this.#joined.set(listed, flight);
     return flight;
   }
@@ -91,16 +102,16 @@ export class InFlight<K, T, M = undefined, O extends object = object> {
    */
   open(key: K, options: StartOptions<M>): Flight<K, T, M> {
     const flight = new Flight(key, this, options.meta, options.owner?.signal, options.owner?.deadlineAt, options.abandoned);
-    this.#flights.set(key, flight);
+    this.#list(key, flight);
     return flight;
   }
 
   /**
    * Lists under `key` (in place of any flight listed there) work that `owner` already began, until the
-   * owner settles it with `resolve` or `reject`: nothing is allocated for it unless a waiter joins.
+   * owner settles it with `resolve` or `reject`: only its place in the listing is made, its flight when a waiter joins.
    */
   lead(key: K, owner: O): void {
-    this.#flights.set(key, owner);
+    this.#list(key, owner);
   }
 
   /** The work `owner` leads under `key` answered `value`: its waiters, if any joined, get it. */
@@ -115,10 +126,7 @@ export class InFlight<K, T, M = undefined, O extends object = object> {
 
   /** Unlists the work `owner` led under `key`: the flight made for its waiters, if one joined. */
   #ledFlight(key: K, owner: O): Flight<K, T, M> | undefined {
-    if (this.#flights.get(key) === owner) {
-      this.#flights.delete(key);
-      return undefined;
-    }
+    if (this.#unlisted(key, owner)) return undefined;
     const flight = this.#joined.get(owner);
     if (flight) this.#joined.delete(owner);
     return flight;
@@ -126,6 +134,22 @@ export class InFlight<K, T, M = undefined, O extends object = object> {
 
   /** @internal A flight settled or was abandoned: nobody joins it any more. */
   unlist(flight: Flight<K, T, M>): void {
-    if (this.#flights.get(flight.key) === flight) this.#flights.delete(flight.key);
+    this.#unlisted(flight.key, flight);
+  }
+
+  /** Lists `item` under `key`, in place of whatever was listed there. */
+  #list(key: K, item: Flight<K, T, M> | O): void {
+    const entry = this.#flights.get(key);
+    if (entry) entry.item = item;
+    else this.#flights.set(key, new Listed(item));
+  }
+
+  /** Unlists `item` if it is what `key` lists, its place emptied first; whether it was. */
+  #unlisted(key: K, item: Flight<K, T, M> | O): boolean {
+    const entry = this.#flights.get(key);
+    if (entry?.item !== item) return false;
+    entry.item = undefined;
+    this.#flights.delete(key);
+    return true;
   }
 }

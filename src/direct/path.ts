@@ -12,6 +12,7 @@ import type { DirectObservation } from '../plugins/operation-metrics.js';
 import type { RateLimit } from '../plugins/rate-limit.js';
 import { requestDeadline, REQUEST_TIMEOUT_HEADER, type RequestDeadlineOptions } from '../plugins/request-deadline.js';
 import { createRequestContext } from '../request-context.js';
+import { abortWhenClosed } from '../admission.js';
 import { maskError } from '../errors.js';
 import { errorLogger, yogaLogging } from '../plugins/error-log.js';
 import { acceptedRequestId, REQUEST_ID, REQUEST_ID_HEADER } from '../request-id.js';
@@ -163,9 +164,8 @@ async function execute(step: Committed): Promise<void> {
       observe(step, refused, 0, await writeResult(res, refused, head, options.slots));
       return;
     }
-    // A client that goes away cuts its execution short, as Yoga's request signal does ('close' comes once).
-    (res as Aborting)[ABORT] = aborted;
-    res.on('close', abortUnlessWritten);
+    // A client that goes away cuts its execution short, as Yoga's request signal does.
+    abortWhenClosed(res, aborted);
     let result: ExecutionResult;
     const startedAt = Date.now();
     try {
@@ -188,14 +188,6 @@ async function execute(step: Committed): Promise<void> {
   } catch (error) {
     await unexpected(step, error);
   }
-}
-
-/** Where a response being executed for holds its request's AbortController: the close listener is one function, not a closure per request. */
-const ABORT = Symbol('abort');
-type Aborting = ServerResponse & { [ABORT]?: AbortController };
-
-function abortUnlessWritten(this: Aborting): void {
-  if (!this.writableFinished) this[ABORT]?.abort();
 }
 
 /** The operation metrics of a written answer. */
