@@ -8,9 +8,9 @@ import { build } from 'esbuild';
  * our code and its packages, bundled into one ES module, `dist/server.js`, with the modules it loads
  * only on demand (the WebSocket server, tracing) in `dist/chunks/`. V8 keeps every loaded script's
  * source and per-function metadata for the process's life, and one bundle, tree-shaken, its whitespace
- * gone, holds less of both than the thousand files it replaces (bench/PHASES.md, "The production build as one bundle" has the
- * figures). Identifiers are kept, so stack traces and error names read as in the sources; the source map
- * beside it leads back to src/ (`node --enable-source-maps`).
+ * gone, holds less of both than the thousand files it replaces (figures in bench/PHASES.md, "The
+ * production build as one bundle"). Identifiers are kept, so stack traces and error names read as in the
+ * sources; the source map beside it leads back to src/ (`node --enable-source-maps`).
  *
  *   tsx scripts/bundle.ts [outdir]   # default dist/
  *

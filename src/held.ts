@@ -91,6 +91,15 @@ export function countedCache<K extends string, V extends object | true>(options:
   return cache;
 }
 
+/**
+ * Sets `key` in an LRU bounded by bytes that also keeps at most `maxEntries`, evicting the least recent
+ * first: lru-cache's own `max` would allocate index arrays for every entry when the cache is built.
+ */
+export function setWithin<K extends string, V extends object | string>(cache: LRUCache<K, V>, maxEntries: number, key: K, value: V): void {
+  if (cache.size >= maxEntries && !cache.has(key)) cache.pop();
+  cache.set(key, value);
+}
+
 /** Registers an LRU bounded by `maxSize` in bytes (its `sizeCalculation` estimates each entry's). Returns it. */
 export function heldLru<C extends { readonly calculatedSize: number; readonly maxSize: number }>(name: string, cache: C): C {
   holding(cache, { name, bytes: () => cache.calculatedSize, maxBytes: cache.maxSize });

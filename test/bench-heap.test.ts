@@ -1,13 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { accessSync, constants, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { containerHeapFlag, ROOT } from '../bench/throughput/servers.js';
+import { containerHeapFlag, deploymentMemoryLimit } from '../bench/throughput/servers.js';
 
 /** The bench gives every server the heap Node gives the gateway in its deployment's container, so its memory figures are production's. */
 
-const deploymentYaml = readFileSync(join(ROOT, 'deploy/k8s/deployment.yaml'), 'utf8');
-const limitMiB = Number(/limits:\s*\{\s*memory:\s*(\d+)Mi\s*\}/.exec(deploymentYaml)![1]);
+const limitMiB = Number(/^(\d+)Mi$/.exec(deploymentMemoryLimit())![1]);
 const heapLimit = (flags: string[], cgroup?: string) =>
   Number(
     execFileSync('sh', ['-c', `${cgroup ? `echo $$ > ${cgroup}/cgroup.procs && ` : ''}exec "$0" "$@"`, process.execPath, ...flags, '-p', 'require("node:v8").getHeapStatistics().heap_size_limit'], {
@@ -28,10 +27,11 @@ const canLimit = (() => {
 
 describe('the bench heap', () => {
   it('is read from the deployment: half its memory limit for the old generation, never under 256 MiB', () => {
-    expect(containerHeapFlag()).toBe(`--max-old-space-size=${Math.max(256, limitMiB / 2)}`);
-    expect(containerHeapFlag('limits: { memory: 2048Mi }')).toBe('--max-old-space-size=1024');
-    expect(containerHeapFlag('limits: { memory: 300Mi }')).toBe('--max-old-space-size=256');
-    expect(() => containerHeapFlag('limits: { cpu: 1 }')).toThrow(/no memory limit/);
+    expect(deploymentMemoryLimit()).toBe('512Mi');
+    expect(containerHeapFlag()).toBe('--max-old-space-size=256');
+    expect(containerHeapFlag('2048Mi')).toBe('--max-old-space-size=1024');
+    expect(containerHeapFlag('300Mi')).toBe('--max-old-space-size=256');
+    expect(() => containerHeapFlag('none')).toThrow(/memory limit in Mi/);
   });
 
   it.skipIf(!canLimit)('is the heap Node sizes for itself inside a container of that limit', () => {

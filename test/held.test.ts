@@ -1,7 +1,7 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { LRUCache } from 'lru-cache';
-import { countedCache, heldBytes, heldLru, registerHeldGauges } from '../src/held.js';
+import { countedCache, heldBytes, heldLru, registerHeldGauges, setWithin } from '../src/held.js';
 import { createResponseCacheStore } from '../src/response-cache/store.js';
 import { createLogger } from '../src/logger.js';
 import { createVerifiedCallers } from '../src/stores/verified-callers.js';
@@ -79,5 +79,18 @@ describe('memory held beyond a request: bounded in bytes, reported on /metrics',
     await store.load(['w5']);
     await store.load(['w1']);
     expect(calls).toEqual([['w1'], ['w2'], ['w3'], ['w4'], ['w5'], ['w1']]);
+  });
+});
+
+describe('setWithin', () => {
+  it('keeps a byte-bounded cache within a count, dropping the least recently used, and replaces a held key in place', () => {
+    const cache = new LRUCache<string, string>({ maxSize: 1_000, sizeCalculation: () => 1 });
+    setWithin(cache, 2, 'a', '1');
+    setWithin(cache, 2, 'b', '2');
+    cache.get('a');
+    setWithin(cache, 2, 'c', '3');
+    expect([...cache.keys()].sort()).toEqual(['a', 'c']);
+    setWithin(cache, 2, 'a', '4');
+    expect([...cache.entries()].sort()).toEqual([['a', '4'], ['c', '3']]);
   });
 });

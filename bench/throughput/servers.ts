@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseAllDocuments } from 'yaml';
 import { measure } from './measure.js';
 import { freePort, startNode, waitReady, type Proc } from './processes.js';
 import type { Screen } from './screens.js';
@@ -18,11 +19,20 @@ export const PRODUCTION_COMMAND = (JSON.parse(readFileSync(join(ROOT, 'package.j
  * flag. Without it each server would get a heap sized for the bench machine's whole memory, whose collector
  * lets the old generation grow to several times what is live before it collects: a heap production never runs.
  */
-export function containerHeapFlag(deploymentYaml = readFileSync(join(ROOT, 'deploy/k8s/deployment.yaml'), 'utf8')): string {
-  const limit = /limits:\s*\{\s*memory:\s*(\d+)Mi\s*\}/.exec(deploymentYaml);
-  if (!limit) throw new Error('deploy/k8s/deployment.yaml: no memory limit in Mi');
-  return `--max-old-space-size=${Math.max(256, Number(limit[1]) / 2)}`;
+export function containerHeapFlag(memoryLimit = deploymentMemoryLimit()): string {
+  const mebibytes = /^(\d+)Mi$/.exec(memoryLimit);
+  if (!mebibytes) throw new Error(`a container memory limit in Mi, not ${memoryLimit}`);
+  return `--max-old-space-size=${Math.max(256, Number(mebibytes[1]) / 2)}`;
 }
+
+/** The gateway container's memory limit in deploy/k8s/deployment.yaml (`512Mi`). */
+export function deploymentMemoryLimit(): string {
+  const deployment = parseAllDocuments(readFileSync(join(ROOT, 'deploy/k8s/deployment.yaml'), 'utf8'))[0]!.toJS() as {
+    spec: { template: { spec: { containers: { resources?: { limits?: { memory?: string } } }[] } } };
+  };
+  return deployment.spec.template.spec.containers[0]?.resources?.limits?.memory ?? 'none';
+}
+
 const [, ...commandArgs] = PRODUCTION_COMMAND.split(' ');
 const PRODUCTION_ARGS = [containerHeapFlag(), ...commandArgs.map((arg) => (arg.endsWith('.js') ? join(ROOT, arg) : arg))];
 /** Node's own flags of that command (`--max-semi-space-size=32`) and the container's heap: the baseline and the bare server run with them too. */

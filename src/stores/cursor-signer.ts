@@ -1,6 +1,7 @@
 import { createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.js';
+import { setWithin } from '../held.js';
 
 /**
  * The MAC of every connection cursor (HMAC-SHA256, 128 bits), with the keys that make and accept it.
@@ -102,11 +103,7 @@ export class CursorSigner {
   /** `body.mac` (base64url text in, base64url text out). */
   sign(body: string): string {
     let cursor = this.#issued.get(body);
-    if (cursor === undefined) {
-      // Bounded in count here, not by lru-cache's `max`, which allocates index arrays for all of it when built.
-      if (this.#issued.size >= ISSUED_MAX_ENTRIES) this.#issued.pop();
-      this.#issued.set(body, (cursor = `${body}.${mac(this.#current, body).toString('base64url')}`));
-    }
+    if (cursor === undefined) setWithin(this.#issued, ISSUED_MAX_ENTRIES, body, (cursor = `${body}.${mac(this.#current, body).toString('base64url')}`));
     return cursor;
   }
 

@@ -18,20 +18,27 @@ const route = 'GET /v0/markets';
 const dispatched = () => agent.getCallHistory()?.calls().length ?? 0;
 
 describe('identical GETs in flight', () => {
-  it('the first caller leaving after a second joined ends its wait only: the second gets the answer of the one call', async () => {
+  const withAbort = (controller: AbortController) => ({ scope: { signal: controller.signal }, leave: () => controller.abort() });
+  // Two ways a first caller stops waiting: its client goes, or its deadline comes before the call's timeout.
+  const LEAVING = [
+    { how: 'leaves after a second joined', code: 'ABORTED', waits: 2 * LISTEN_AFTER_MS, first: () => withAbort(new AbortController()) },
+    { how: "has a deadline before the call's timeout", code: 'DEADLINE', waits: 150, first: () => ({ scope: { deadline: new OperationDeadline(100) }, leave: () => {} }) },
+  ];
+
+  it.each(LEAVING)('a first caller that $how ends its own wait only: the caller who joined gets the answer of the one call', async ({ code, waits, first }) => {
     markets().reply(200, { markets: ['m'] }).delay(1_000);
     const { http, calls } = testClient(agent);
-    const first = new AbortController();
-    const leaving = http.get('/v0/markets', { route, scope: { signal: first.signal } }).catch((e: unknown) => e);
+    const { scope, leave } = first();
+    const leaving = http.get('/v0/markets', { route, scope }).catch((e: unknown) => e);
     const staying = http.get('/v0/markets', { route, scope: { signal: new AbortController().signal } });
-    first.abort();
-    await vi.advanceTimersByTimeAsync(2 * LISTEN_AFTER_MS);
-    expect(await leaving).toMatchObject({ code: 'ABORTED' });
+    leave();
+    await vi.advanceTimersByTimeAsync(waits);
+    expect(await leaving).toMatchObject({ code });
 
     await vi.advanceTimersByTimeAsync(1_000);
     expect(await staying).toEqual({ markets: ['m'] });
     expect(dispatched()).toBe(1);
-    expect(calls.map((c) => c.errorCode ?? c.status)).toEqual(['ABORTED', 200]);
+    expect(calls.map((c) => c.errorCode ?? c.status)).toEqual([code, 200]);
   });
 
   it('a caller alone that leaves ends the call: the next identical GET makes its own', async () => {
@@ -57,20 +64,6 @@ describe('identical GETs in flight', () => {
     expect(await http.get('/v0/markets', { route })).toEqual({ markets: ['one'] });
     expect(await http.get('/v0/markets', { route })).toEqual({ markets: ['two'] });
     expect(dispatched()).toBe(2);
-  });
-
-  it("a first caller whose deadline comes before the call's timeout stops waiting at it, and a caller who joined still gets the answer", async () => {
-    markets().reply(200, { markets: ['m'] }).delay(1_000);
-    const { http, calls } = testClient(agent);
-    const hurried = http.get('/v0/markets', { route, scope: { deadline: new OperationDeadline(100) } }).catch((e: unknown) => e);
-    const patient = http.get('/v0/markets', { route });
-    await vi.advanceTimersByTimeAsync(150);
-    expect(await hurried).toMatchObject({ code: 'DEADLINE' });
-
-    await vi.advanceTimersByTimeAsync(1_000);
-    expect(await patient).toEqual({ markets: ['m'] });
-    expect(dispatched()).toBe(1);
-    expect(calls.map((c) => c.errorCode ?? c.status)).toEqual(['DEADLINE', 200]);
   });
 
   it("joins only the same caller's GET of the same path: another caller's, or another path, is a call of its own", async () => {

@@ -3,7 +3,7 @@ import { InFlight } from '../../inflight.js';
 import type { Asset } from '../../models/index.js';
 import { assertMayCall, detached, type CallScope } from '../../operation/index.js';
 import type { AssetsClient } from '../../upstream/index.js';
-import { heldLru } from '../../held.js';
+import { heldLru, setWithin } from '../../held.js';
 
 /** Which assets service a copy came from. */
 export type Origin = 'primary' | 'fallback';
@@ -45,12 +45,8 @@ export function createCopies(o: CopiesOptions): Copies {
   // Entries live until the stale-if-error bound (a 404 for its own TTL); freshness is decided per lookup
   // from `fetchedAt`. The bound is checked here on the lookup's clock reading rather than by lru-cache's
   // TTL, which reads the clock again and keeps its own times per entry: one clock read per lookup.
-  // Bounded in count by `keep` rather than lru-cache's `max`, which allocates index arrays for every entry when built.
+  // Bounded in count as it is set (`setWithin`).
   const copies = heldLru('asset_copies', new LRUCache<string, Copy>({ maxSize: o.maxSizeBytes, sizeCalculation: sizeOf }));
-  const keep = (assetId: string, copy: Copy) => {
-    if (copies.size >= o.maxEntries && !copies.has(assetId)) copies.pop();
-    copies.set(assetId, copy);
-  };
   const expired = (copy: Copy, at: number) => at - copy.fetchedAt > (copy.asset === null ? o.notFoundTtlMs : o.maxStaleMs);
   const inFlight = new InFlight<string, Copy>();
 
@@ -74,7 +70,7 @@ export function createCopies(o: CopiesOptions): Copies {
         client.getAsset(assetId, { scope: detached(scope) }).then((asset) => {
           const copy: Copy = { asset, fetchedAt: now(), origin };
           // Only the primary's 404 is kept (for `notFoundTtlMs`, as `get` checks).
-          if (asset || origin === 'primary') keep(assetId, copy);
+          if (asset || origin === 'primary') setWithin(copies, o.maxEntries, assetId, copy);
           return copy;
         });
       return inFlight.start(key, work, { meta: undefined }).result;
